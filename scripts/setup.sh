@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# setup.sh: install what the harness needs on Debian (as root), or print
+# the exact apt-get line that would.
+. "$(dirname "$0")/lib.sh"
+
+packages=(make gcc gcc-multilib flex bison bc libelf-dev libssl-dev cpio
+	  xz-utils python3 quilt diffstat sparse busybox-static "$APT_QEMU"
+	  "$SRC_PKG")
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+line="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "missing packages; as root run:" >&2
+	echo "  apt-get update && $line" >&2
+	exit 1
+fi
+note "installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+{ apt-get update && $line; } >"$LOGS/setup.log" 2>&1 ||
+	die "apt-get failed, see $LOGS/setup.log"
