@@ -56,24 +56,6 @@ for p in r['problems'][:1]:
 PY
 }
 
-# KVM where /dev/kvm exists and a kernel really boots on it (a nested
-# /dev/kvm can exist and hang); software emulation otherwise.
-pick_accel() {
-	local log=$LOGS/kvm-probe.log
-	ACCEL=tcg,thread=multi
-	rm -f "$log"
-	if [ -w /dev/kvm ]; then
-		# In a shell of its own, whose report of a qemu abort goes nowhere.
-		bash -c 'timeout -k 5 20 "$@"' - "$QEMU" $QEMU_ARGS -accel kvm \
-			-cpu host -smp 1 -kernel "$1" \
-			-append "console=$CONSOLE panic=-1 rdinit=/none" -display none \
-			-monitor none -serial "file:$log" -no-reboot >/dev/null 2>&1 || true
-		grep -q 'Kernel panic' "$log" 2>/dev/null && ACCEL="kvm -cpu host"
-	fi
-	export ACCEL
-	note "accelerator: $ACCEL"
-}
-
 # The KUnit cases must fail when the helper is plain ktime_get_ns().
 mutant_check() {
 	local res=$RESULTS/mutant.json failed
@@ -95,7 +77,7 @@ main() {
 	for f in "${flavours[@]}"; do
 		stage "config $f" "$S/config.sh" "$f"
 	done
-	BASE="${base[*]}" "$S/build.sh" "${flavours[@]}"
+	BASE="${base[*]}" EXTRA=mutant "$S/build.sh" "${flavours[@]}"
 	stage "initramfs" "$S/initramfs.sh"
 	rm -rf "$RESULTS"
 	mkdir -p "$RESULTS"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh: the selftest built statically (64-bit and -m32) from its
-# place in the tree, against the patched tree's uapi headers, and a busybox
-# initramfs whose init runs it and powers off: $OUT/initramfs.cpio.gz.
+# place in the tree, against the patched tree's uapi headers, the bench's
+# event storm, and a busybox initramfs whose init runs one of them and
+# powers off: $OUT/initramfs.cpio.gz.
 . "$(dirname "$0")/tree.sh"
 
 build=$OUT/build/default
@@ -24,6 +25,10 @@ for bits in 64 32; do
 		die "selftest -m$bits build failed, see $LOGS/selftest-$bits.log"
 done
 
+gcc -Wall -O2 -static -isystem "$hdrs" -o "$OUT/selftest/64/cn_proc_storm" \
+	"$TOP/tests/bench/cn_proc_storm.c" >"$LOGS/storm.log" 2>&1 ||
+	die "cn_proc_storm build failed, see $LOGS/storm.log"
+
 busybox=$(command -v busybox || true)
 [ -n "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
 	die "a static busybox is needed: apt-get install busybox-static"
@@ -34,6 +39,7 @@ cp "$busybox" "$root/bin/busybox"
 for app in sh mount cat echo reboot; do ln -s busybox "$root/bin/$app"; done
 cp "$OUT/selftest/64/cn_proc_test" "$root/bin/cn_proc_test"
 cp "$OUT/selftest/32/cn_proc_test" "$root/bin/cn_proc_test32"
+cp "$OUT/selftest/64/cn_proc_storm" "$root/bin/cn_proc_storm"
 cp "$TOP/tests/init" "$root/init"
 chmod +x "$root/init"
 mkdir -p "$OUT"

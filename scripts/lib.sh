@@ -35,6 +35,13 @@ stage() {
 	return $rc
 }
 
+# pick_accel KERNEL: set ACCEL for boot.sh (see accel.sh).
+pick_accel() {
+	ACCEL=$("$TOP/scripts/accel.sh" "$1") || die "could not choose a QEMU accelerator"
+	export ACCEL
+	note "accelerator: $ACCEL"
+}
+
 # The kernel source the series is applied to: KSRC, or the unpacked package.
 source_tree() {
 	if [ -n "${KSRC:-}" ]; then

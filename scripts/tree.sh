@@ -5,7 +5,8 @@
 # package. Sourced by the stages that need tree_base / tree_patched.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-MUTANT_MARK=$TREE/.cn-proc-mutant
+# A test-only change on top of the series (mutant, bench module), if any.
+OVERLAY_MARK=$TREE/.cn-proc-overlay
 
 # What the tree was copied from; a change means every build is stale.
 source_id() {
@@ -74,27 +75,28 @@ touch_patched_files() {
 	return 0
 }
 
-mutant_remove() {
-	[ -f "$MUTANT_MARK" ] || return 0
-	patch -d "$TREE" -p1 -R -s --batch --no-backup-if-mismatch <"$MUTANT_MARK" ||
-		die "could not remove the mutant patch from $TREE; delete $TREE and rerun"
-	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$MUTANT_MARK" |
-		while read -r f; do touch "$TREE/$f"; done
-	rm -f "$MUTANT_MARK"
+overlay_remove() {
+	[ -f "$OVERLAY_MARK" ] || return 0
+	patch -d "$TREE" -p1 -R -s --batch --no-backup-if-mismatch <"$OVERLAY_MARK" ||
+		die "could not remove the test overlay from $TREE; delete $TREE and rerun"
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$OVERLAY_MARK" |
+		while read -r f; do [ ! -e "$TREE/$f" ] || touch "$TREE/$f"; done
+	rm -f "$OVERLAY_MARK"
 }
 
-# mutant_apply PATCH: a deliberately broken change on top of the series.
-mutant_apply() {
-	mutant_remove
+# overlay_apply PATCH: a test-only change on top of the series, such as a
+# deliberately broken helper (tests/mutants/) or the bench module.
+overlay_apply() {
+	overlay_remove
 	patch -d "$TREE" -p1 -s --batch --fuzz=0 --dry-run <"$1" >/dev/null ||
-		die "mutant $(basename "$1") does not apply on top of the series"
-	cp "$1" "$MUTANT_MARK"
+		die "$(basename "$1") does not apply on top of the series"
+	cp "$1" "$OVERLAY_MARK"
 	patch -d "$TREE" -p1 -s --batch --fuzz=0 --no-backup-if-mismatch <"$1" ||
-		die "mutant $(basename "$1") did not apply; delete $TREE and rerun"
+		die "$(basename "$1") did not apply; delete $TREE and rerun"
 }
 
 tree_base() {
-	mutant_remove
+	overlay_remove
 	if [ -n "$(tquilt applied 2>/dev/null)" ]; then
 		tquilt pop -a -q >/dev/null || die "quilt pop -a failed in $TREE; delete it and rerun"
 		touch_patched_files "$TREE/patches"
@@ -116,7 +118,7 @@ series_digest() {
 # tree at base, with one line that names the patch and file.
 tree_patched() {
 	local out failed file
-	mutant_remove
+	overlay_remove
 	if [ -d "$TREE/patches" ] && [ -z "$(tquilt unapplied 2>/dev/null)" ] &&
 	   [ "$(series_digest "$TREE/patches")" = "$(series_digest "$TOP/patches")" ]; then
 		# Applied already; take the new commit messages, if any.

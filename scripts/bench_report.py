@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench_report.py DIR PAIRS CPUS STORM_ARGS ACCEL STORM_ACCEL [CANDIDATE]:
+make bench's tables.
+
+Reads DIR/costs, the microbenchmark boots' serial logs DIR/micro-N.log and the
+storm boots' logs DIR/storm-PAIR-VARIANT.log; VARIANT is base or CANDIDATE
+(patched, or slow). Exits 1, saying why, when a
+log lacks its results or holds a kernel report (see parse_log.py). The
+last line is the median of the pairs' ratios CANDIDATE/base events/s.
+"""
+import os
+import re
+import statistics
+import sys
+
+from parse_log import parse
+
+MICRO = re.compile(r'ordered_ns_bench: cpus=(\d+) ktime_get_ns=(\d+) ktime_get_ordered_ns=(\d+)')
+STORM = re.compile(r'^storm: rate=([\d.]+) enobufs=(\d+)')
+ROUND = re.compile(r'^storm: round=\d+ .*rate=([\d.]+)')
+
+
+def fail(msg):
+    print(f'error: {msg}', file=sys.stderr)
+    sys.exit(1)
+
+
+def read_log(path):
+    if not os.path.exists(path):
+        fail(f'{path} is missing')
+    with open(path, errors='replace') as f:
+        lines = f.readlines()
+    problems = parse(lines)['problems']
+    if problems:
+        fail(f'{path}: kernel report: {problems[0]["what"]}')
+    return [l.rstrip('\r\n') for l in lines]
+
+
+def costs(d):
+    path = os.path.join(d, 'costs')
+    if not os.path.exists(path):
+        return
+    c = dict(l.split() for l in open(path))
+    rows = [('cold build of the default patched kernel', 'cold_build'),
+            ('rebuild after touching cn_proc.c', 'cn_proc_rebuild'),
+            ('one boot, start to selftest result', 'boot_to_result')]
+    print(f'Harness cost (make -j{os.cpu_count()}, wall time):')
+    for label, key in rows:
+        if key in c:
+            print(f'  {label:<42} {int(c[key]) / 1000:7.1f} s')
+    print()
+
+
+def micro(d, cpus, accel):
+    """Per cpu count: the median over boots of each function's ns per call,
+    and the median and range of the boots' ratios."""
+    boots = sorted(f for f in os.listdir(d) if re.fullmatch(r'micro-\d+\.log', f))
+    per = {}
+    for f in boots:
+        rows = [tuple(map(int, m.groups()))
+                for m in map(MICRO.search, read_log(os.path.join(d, f))) if m]
+        if not rows:
+            fail(f'{d}/{f}: no ordered_ns_bench results')
+        for n, plain, ordered in rows:
+            per.setdefault(n, []).append((plain / 100, ordered / 100))
+    if not per:
+        fail(f'{d}: no microbenchmark boot')
+    print(f'Microbenchmark, ns per call (patched kernel with ordered_ns_bench; -smp {cpus}, '
+          f'-accel {accel}; each boot the median of 9 rounds of 100,000 calls per cpu, '
+          f'then the median of {len(boots)} boots):')
+    print()
+    print('| cpus calling at once | ktime_get_ns() | ktime_get_ordered_ns() | ratio | ratio min-max |')
+    print('|----------------------|----------------|------------------------|-------|---------------|')
+    for n, vals in sorted(per.items()):
+        ratios = [o / p for p, o in vals]
+        print(f'| {n:<20} | {statistics.median(p for p, _ in vals):14.2f} | '
+              f'{statistics.median(o for _, o in vals):22.2f} | '
+              f'{statistics.median(ratios):5.2f} | {min(ratios):.2f}-{max(ratios):.2f}     |')
+    print()
+
+
+def storm_rate(path):
+    lines = read_log(path)
+    if 'cn_proc-storm: exit 0' not in lines:
+        fail(f'{path}: the storm did not finish (no "cn_proc-storm: exit 0")')
+    rounds = [float(m.group(1)) for m in map(ROUND.match, lines) if m]
+    for l in lines:
+        m = STORM.match(l)
+        if m:
+            return float(m.group(1)), int(m.group(2)), rounds
+    fail(f'{path}: no storm result')
+
+
+def storm(d, pairs, cpus, args, accel, cand):
+    print(f'Fork/exec/exit storm, one listener (cn_proc_storm {args}; -smp {cpus}, '
+          f'-accel {accel}); events/s is the median of the rounds of one boot:')
+    print()
+    print(f'| pair | first   | base events/s | {cand + " events/s":>16} | {"ratio " + cand + "/base":>18} | losses (ENOBUFS) |')
+    print('|------|---------|---------------|------------------|--------------------|------------------|')
+    ratios = []
+    for p in range(1, pairs + 1):
+        base, base_lost, _ = storm_rate(os.path.join(d, f'storm-{p}-base.log'))
+        patched, patched_lost, _ = storm_rate(os.path.join(d, f'storm-{p}-{cand}.log'))
+        if not base:
+            fail(f'pair {p}: the base kernel reached 0 events/s')
+        ratios.append(patched / base)
+        first = 'base' if p % 2 else cand
+        print(f'| {p:<4} | {first:<7} | {base:13.1f} | {patched:16.1f} | {ratios[-1]:18.4f} | '
+              f'{base_lost} / {patched_lost:<12} |')
+    print()
+    print(f'ratio {cand}/base events/s: {statistics.median(ratios):.4f} '
+          f'(min {min(ratios):.4f}, max {max(ratios):.4f})')
+
+
+def main():
+    d, pairs, cpus, args, accel, storm_accel = sys.argv[1:7]
+    cand = sys.argv[7] if len(sys.argv) > 7 else 'patched'
+    costs(d)
+    micro(d, cpus, accel)
+    storm(d, int(pairs), cpus, args, storm_accel, cand)
+
+
+if __name__ == '__main__':
+    main()
