@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench_report.py DIR PAIRS CPUS STORM_ARGS ACCEL STORM_ACCEL [CANDIDATE]:
+"""bench_report.py DIR PAIRS CPUS STORM_ARGS ACCEL STORM_ACCEL CANDIDATE JOBS:
 make bench's tables.
 
 Reads DIR/costs, the microbenchmark boots' serial logs DIR/micro-N.log and the
 storm boots' logs DIR/storm-PAIR-VARIANT.log; VARIANT is base or CANDIDATE
 (patched, or slow). Exits 1, saying why, when a
-log lacks its results or holds a kernel report (see parse_log.py). The
+log lacks its results or holds a kernel report (see parse_log.py), or
+when the clocksource left the TSC during the microbenchmark. The
 last line is the median of the pairs' ratios CANDIDATE/base events/s.
 """
 import os
@@ -16,6 +17,7 @@ import sys
 
 from parse_log import parse
 
+SWITCH = re.compile(r'clocksource: Switched to clocksource (\S+)')
 MICRO = re.compile(r'ordered_ns_bench: cpus=(\d+) ktime_get_ns=(\d+) ktime_get_ordered_ns=(\d+)')
 STORM = re.compile(r'^storm: rate=([\d.]+) enobufs=(\d+)')
 ROUND = re.compile(r'^storm: round=\d+ .*rate=([\d.]+)')
@@ -37,7 +39,7 @@ def read_log(path):
     return [l.rstrip('\r\n') for l in lines]
 
 
-def costs(d):
+def costs(d, jobs):
     path = os.path.join(d, 'costs')
     if not os.path.exists(path):
         return
@@ -45,7 +47,7 @@ def costs(d):
     rows = [('cold build of the default patched kernel', 'cold_build'),
             ('rebuild after touching cn_proc.c', 'cn_proc_rebuild'),
             ('one boot, start to selftest result', 'boot_to_result')]
-    print(f'Harness cost (make -j{os.cpu_count()}, wall time):')
+    print(f'Harness cost (make -j{jobs}, wall time):')
     for label, key in rows:
         if key in c:
             print(f'  {label:<42} {int(c[key]) / 1000:7.1f} s')
@@ -57,17 +59,26 @@ def micro(d, cpus, accel):
     and the median and range of the boots' ratios."""
     boots = sorted(f for f in os.listdir(d) if re.fullmatch(r'micro-\d+\.log', f))
     per = {}
+    want = {1, int(cpus)}
     for f in boots:
-        rows = [tuple(map(int, m.groups()))
-                for m in map(MICRO.search, read_log(os.path.join(d, f))) if m]
-        if not rows:
-            fail(f'{d}/{f}: no ordered_ns_bench results')
+        lines = read_log(os.path.join(d, f))
+        rows, started = [], False
+        for l in lines:
+            started = started or 'ordered_ns_bench: start' in l
+            m = SWITCH.search(l)
+            if started and len(rows) < len(want) and m and m.group(1) not in ('tsc', 'tsc-early'):
+                fail(f'{d}/{f}: clocksource switched to {m.group(1)} during the microbenchmark')
+            m = MICRO.search(l)
+            if m:
+                rows.append(tuple(map(int, m.groups())))
+        if {n for n, _, _ in rows} != want or any(p == 0 for _, p, _ in rows):
+            fail(f'{d}/{f}: ordered_ns_bench results incomplete: {rows}')
         for n, plain, ordered in rows:
             per.setdefault(n, []).append((plain / 100, ordered / 100))
     if not per:
         fail(f'{d}: no microbenchmark boot')
     print(f'Microbenchmark, ns per call (patched kernel with ordered_ns_bench; -smp {cpus}, '
-          f'-accel {accel}; each boot the median of 9 rounds of 100,000 calls per cpu, '
+          f'-accel {accel}, tsc=reliable; each boot the median of 9 rounds of 100,000 calls per cpu, '
           f'then the median of {len(boots)} boots):')
     print()
     print('| cpus calling at once | ktime_get_ns() | ktime_get_ordered_ns() | ratio | ratio min-max |')
@@ -102,8 +113,8 @@ def storm(d, pairs, cpus, args, accel, cand):
     for p in range(1, pairs + 1):
         base, base_lost, _ = storm_rate(os.path.join(d, f'storm-{p}-base.log'))
         patched, patched_lost, _ = storm_rate(os.path.join(d, f'storm-{p}-{cand}.log'))
-        if not base:
-            fail(f'pair {p}: the base kernel reached 0 events/s')
+        if not base or not patched:
+            fail(f'pair {p}: a kernel reached 0 events/s')
         ratios.append(patched / base)
         first = 'base' if p % 2 else cand
         print(f'| {p:<4} | {first:<7} | {base:13.1f} | {patched:16.1f} | {ratios[-1]:18.4f} | '
@@ -114,9 +125,8 @@ def storm(d, pairs, cpus, args, accel, cand):
 
 
 def main():
-    d, pairs, cpus, args, accel, storm_accel = sys.argv[1:7]
-    cand = sys.argv[7] if len(sys.argv) > 7 else 'patched'
-    costs(d)
+    d, pairs, cpus, args, accel, storm_accel, cand, jobs = sys.argv[1:9]
+    costs(d, jobs)
     micro(d, cpus, accel)
     storm(d, int(pairs), cpus, args, storm_accel, cand)
 

@@ -17,8 +17,10 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/err.h>
 #include <linux/init.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
@@ -75,20 +77,22 @@ static u64 bench_round(struct bench_worker *workers, unsigned int nr,
 	cpus_read_lock();
 	atomic_set(&bench_waiting, nr);
 	for_each_online_cpu(cpu) {
-		struct bench_worker *w = &workers[started];
+		struct bench_worker *w;
 
 		if (started == nr)
 			break;
+		w = &workers[started];
 		w->ordered = ordered;
 		init_completion(&w->done);
-		task = kthread_run_on_cpu(bench_worker_fn, w, cpu, "ordered_bench/%u");
-		if (IS_ERR(task)) {
-			atomic_set(&bench_waiting, 0);
+		task = kthread_run_on_cpu(bench_worker_fn, w, cpu,
+					  "ordered_bench/%u");
+		if (IS_ERR(task))
 			break;
-		}
 		started++;
 	}
 	cpus_read_unlock();
+	/* Release the workers started, should some not have been. */
+	atomic_sub(nr - started, &bench_waiting);
 
 	for (i = 0; i < started; i++) {
 		wait_for_completion(&workers[i].done);
