@@ -20,7 +20,6 @@ from parse_log import parse
 SWITCH = re.compile(r'clocksource: Switched to clocksource (\S+)')
 MICRO = re.compile(r'ordered_ns_bench: cpus=(\d+) ktime_get_ns=(\d+) ktime_get_ordered_ns=(\d+)')
 STORM = re.compile(r'^storm: rate=([\d.]+) enobufs=(\d+)')
-ROUND = re.compile(r'^storm: round=\d+ .*rate=([\d.]+)')
 
 
 def fail(msg):
@@ -95,11 +94,10 @@ def storm_rate(path):
     lines = read_log(path)
     if 'cn_proc-storm: exit 0' not in lines:
         fail(f'{path}: the storm did not finish (no "cn_proc-storm: exit 0")')
-    rounds = [float(m.group(1)) for m in map(ROUND.match, lines) if m]
     for l in lines:
         m = STORM.match(l)
         if m:
-            return float(m.group(1)), int(m.group(2)), rounds
+            return float(m.group(1)), int(m.group(2))
     fail(f'{path}: no storm result')
 
 
@@ -111,8 +109,8 @@ def storm(d, pairs, cpus, args, accel, cand):
     print('|------|---------|---------------|------------------|--------------------|------------------|')
     ratios = []
     for p in range(1, pairs + 1):
-        base, base_lost, _ = storm_rate(os.path.join(d, f'storm-{p}-base.log'))
-        patched, patched_lost, _ = storm_rate(os.path.join(d, f'storm-{p}-{cand}.log'))
+        base, base_lost = storm_rate(os.path.join(d, f'storm-{p}-base.log'))
+        patched, patched_lost = storm_rate(os.path.join(d, f'storm-{p}-{cand}.log'))
         if not base or not patched:
             fail(f'pair {p}: a kernel reached 0 events/s')
         ratios.append(patched / base)
