@@ -1,339 +1,200 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Checks over recorded process connector events, see event_check.h.
- */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/cn_proc.h>
 
 #include "event_check.h"
 
-struct order_item {
-	uint32_t cpu;
-	uint32_t seq;
-	int64_t rel;		/* seq relative to the cpu's first seq */
-	uint64_t ts;
+#define CMP(x, y)	(((x) > (y)) - ((x) < (y)))
+
+struct item {
+	__u32 cpu, seq;
+	long long rel;		/* seq relative to the first of its cpu */
+	unsigned long long ts;
 	size_t idx;		/* receive order */
 };
 
-static int cmp_cpu_idx(const void *a, const void *b)
+static int cmp_item(const void *a, const void *b)
 {
-	const struct order_item *x = a, *y = b;
+	const struct item *x = a, *y = b;
 
 	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+		return CMP(x->cpu, y->cpu);
+	return x->rel != y->rel ? CMP(x->rel, y->rel) : CMP(x->idx, y->idx);
 }
 
-static int cmp_cpu_rel(const void *a, const void *b)
+static int cmp_ts(const void *a, const void *b)
 {
-	const struct order_item *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	if (x->rel != y->rel)
-		return x->rel < y->rel ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return CMP(((const struct item *)a)->ts, ((const struct item *)b)->ts);
 }
 
-static int cmp_u64(const void *a, const void *b)
+static void scan_cpus(const struct item *it, size_t n, struct ec_stats *st)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Sequence numbers wrap at 2^32: order them by their signed distance to
- * the first seq received on the same cpu, which is exact as long as a
- * recording spans less than 2^31 events per cpu.
- */
-static void set_relative_seq(struct order_item *it, size_t n)
-{
-	uint32_t base = 0;
-	size_t i;
-
-	qsort(it, n, sizeof(*it), cmp_cpu_idx);
-	for (i = 0; i < n; i++) {
-		if (i == 0 || it[i].cpu != it[i - 1].cpu)
-			base = it[i].seq;
-		it[i].rel = (int32_t)(it[i].seq - base);
-	}
-	qsort(it, n, sizeof(*it), cmp_cpu_rel);
-}
-
-static void scan_cpu_order(const struct order_item *it, size_t n,
-			   struct ec_order_stats *st)
-{
+	const struct item *p;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct order_item *prev;
-		int64_t step;
-
-		if (i == 0 || it[i].cpu != it[i - 1].cpu) {
+		if (!i || it[i].cpu != it[i - 1].cpu) {
 			st->cpus++;
 			continue;
 		}
-		prev = &it[i - 1];
-		step = it[i].rel - prev->rel;
-		if (step > 1) {
+		p = &it[i - 1];
+		if (it[i].rel - p->rel > 1) {
 			st->gaps++;
-			st->missing += step - 1;
+			st->losses += it[i].rel - p->rel - 1;
 		}
-		if (it[i].ts < prev->ts) {
-			uint64_t by = prev->ts - it[i].ts;
-
-			st->inversions++;
-			if (by > st->max_inversion_ns)
-				st->max_inversion_ns = by;
-		} else if (it[i].ts == prev->ts) {
-			st->ties++;
-		}
+		st->ties += it[i].ts == p->ts;
+		st->inversions += it[i].ts < p->ts;
+		if (it[i].ts < p->ts && p->ts - it[i].ts > st->max_inversion_ns)
+			st->max_inversion_ns = p->ts - it[i].ts;
 	}
 }
 
-static int count_duplicates(const struct ec_event *ev, size_t n,
-			    struct ec_order_stats *st)
+int ec_check_order(const struct ec_event *ev, size_t n, struct ec_stats *st)
 {
-	uint64_t *ts;
+	struct item *it = calloc(n + 1, sizeof(*it));
+	__u32 base = 0;
 	size_t i;
 
-	if (!n)
-		return 0;
-	ts = malloc(n * sizeof(*ts));
-	if (!ts)
-		return -1;
-	for (i = 0; i < n; i++)
-		ts[i] = ev[i].ts;
-	qsort(ts, n, sizeof(*ts), cmp_u64);
-	for (i = 1; i < n; i++)
-		if (ts[i] == ts[i - 1])
-			st->duplicates++;
-	free(ts);
-	return 0;
-}
-
-int ec_check_order(const struct ec_event *ev, size_t n,
-		   struct ec_order_stats *st)
-{
-	struct order_item *it;
-	size_t i, m = 0;
-
 	memset(st, 0, sizeof(*st));
-	it = malloc((n ? n : 1) * sizeof(*it));
 	if (!it)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (ev[i].cpu == EC_CPU_NONE)
-			continue;
-		it[m].cpu = ev[i].cpu;
-		it[m].seq = ev[i].seq;
-		it[m].ts = ev[i].ts;
-		it[m].idx = i;
-		m++;
+		it[i] = (struct item){ ev[i].cpu, ev[i].seq, 0, ev[i].ts, i };
+		if (ev[i].ts > ev[i].rx && ev[i].ts - ev[i].rx > st->lead_ns)
+			st->lead_ns = ev[i].ts - ev[i].rx;
 	}
-	st->events = m;
-	set_relative_seq(it, m);
-	scan_cpu_order(it, m, st);
+	/* Seqs wrap at 2^32: sort by distance to the cpu's first seq received (rel is 0 here) */
+	qsort(it, n, sizeof(*it), cmp_item);
+	for (i = 0; i < n; i++) {
+		if (!i || it[i].cpu != it[i - 1].cpu)
+			base = it[i].seq;
+		it[i].rel = (__s32)(it[i].seq - base);
+	}
+	qsort(it, n, sizeof(*it), cmp_item);
+	scan_cpus(it, n, st);
+	qsort(it, n, sizeof(*it), cmp_ts);
+	for (i = 1; i < n; i++)
+		st->duplicates += it[i].ts == it[i - 1].ts;
 	free(it);
-	return count_duplicates(ev, n, st);
+	return 0;
 }
 
-int ec_check_window(uint64_t ts, uint64_t before, uint64_t after)
-{
-	if (ts < before)
-		return EC_WIN_EARLY;
-	if (ts > after + EC_SLACK_NS)
-		return EC_WIN_LATE;
-	return EC_WIN_OK;
-}
-
-unsigned int ec_check_ack(const struct ec_event *ack, uint32_t req_seq,
-			  uint32_t req_ack, uint64_t before, uint64_t after)
+unsigned int ec_check_ack(const struct ec_event *ev, size_t n, __u32 req_ack,
+			  unsigned int ncpus, const struct ec_event **ack)
 {
 	unsigned int faults = 0;
+	size_t i, at = 0, count = 0;
 
-	if (ack->what != PROC_EVENT_NONE)
-		faults |= EC_ACK_WHAT;
-	if (ack->err)
+	for (i = 0; i < n; i++)
+		if (ev[i].what == PROC_EVENT_NONE && ev[i].ack == req_ack + 1 && !count++)
+			at = i;
+	*ack = count ? &ev[at] : NULL;
+	if (count != 1)
+		return EC_ACK_COUNT;
+	if (ev[at].err)
 		faults |= EC_ACK_ERR;
-	if (ack->seq != req_seq)
-		faults |= EC_ACK_SEQ;
-	if (ack->ack != req_ack + 1)
-		faults |= EC_ACK_ACK;
-	if (ack->cpu != EC_CPU_NONE)
+	if (ev[at].cpu >= ncpus)
 		faults |= EC_ACK_CPU;
-	switch (ec_check_window(ack->ts, before, after)) {
-	case EC_WIN_EARLY:
-		faults |= EC_ACK_EARLY;
-		break;
-	case EC_WIN_LATE:
-		faults |= EC_ACK_LATE;
-		break;
-	}
+	/* one cpu's messages are sent, so received, in seq order */
+	for (i = at + 1; i < n && ev[i].cpu != ev[at].cpu; i++)
+		;
+	if (i == n || ev[i].seq != ev[at].seq + 1)
+		faults |= EC_ACK_NEXT;
+	if (i < n && ev[i].ts <= ev[at].ts)
+		faults |= EC_ACK_ORDER;
 	return faults;
 }
 
-const char *ec_ack_faults_str(unsigned int faults, char *buf, size_t len)
+int ec_match_one(const struct ec_event *ev, size_t n, const struct ec_match *m,
+		 const struct ec_event **found)
 {
-	static const char * const names[] = {
-		"err", "seq", "ack", "cpu", "early", "late", "what",
-	};
-	size_t i, off = 0;
+	const struct ec_event *e = NULL;
+	size_t i, count = 0;
 
-	if (!len)
-		return buf;
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++) {
-		if (!(faults & (1U << i)))
-			continue;
-		off += snprintf(buf + off, len - off, "%s%s",
-				off ? "," : "", names[i]);
-	}
-	return buf;
-}
-
-const char *ec_what_str(uint32_t what)
-{
-	switch (what) {
-	case PROC_EVENT_NONE:		return "none";
-	case PROC_EVENT_FORK:		return "fork";
-	case PROC_EVENT_EXEC:		return "exec";
-	case PROC_EVENT_UID:		return "uid";
-	case PROC_EVENT_GID:		return "gid";
-	case PROC_EVENT_SID:		return "sid";
-	case PROC_EVENT_PTRACE:		return "ptrace";
-	case PROC_EVENT_COMM:		return "comm";
-	case PROC_EVENT_COREDUMP:	return "coredump";
-	case PROC_EVENT_EXIT:		return "exit";
-	}
-	return "unknown";
-}
-
-/* Does ev belong to pid's life, and is it pid's birth? */
-static int concerns(const struct ec_event *ev, int32_t pid, int *birth)
-{
-	*birth = 0;
-	if (ev->what == PROC_EVENT_FORK) {
-		if (ev->pid == pid) {
-			*birth = 1;
-			return 1;
-		}
-		return ev->ppid == pid;
-	}
-	if (ev->what == PROC_EVENT_NONE)
-		return 0;
-	return ev->pid == pid;
-}
-
-static int cmp_event_ts(const void *a, const void *b)
-{
-	const struct ec_event *x = *(const struct ec_event * const *)a;
-	const struct ec_event *y = *(const struct ec_event * const *)b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	/* equal stamps: keep receive order, the array is in that order */
-	return x < y ? -1 : x > y;
-}
-
-enum life { UNBORN, ALIVE, DEAD };
-
-static int is_id_event(uint32_t what)
-{
-	return what == PROC_EVENT_UID || what == PROC_EVENT_GID ||
-	       what == PROC_EVENT_SID || what == PROC_EVENT_COMM;
-}
-
-static int exec_misplaced(uint32_t what, int exec_seen, unsigned int flags)
-{
-	if ((flags & EC_CAUSAL_EXEC_FIRST) && !exec_seen)
-		return is_id_event(what) || what == PROC_EVENT_PTRACE ||
-		       what == PROC_EVENT_COREDUMP;
-	if ((flags & EC_CAUSAL_EXEC_LAST) && exec_seen)
-		return is_id_event(what);
-	return 0;
-}
-
-static int walk_life(const struct ec_event **e, size_t m, int32_t pid,
-		     unsigned int flags, char *why, size_t whylen)
-{
-	enum life state = UNBORN;
-	int exec_seen = 0, birth;
-	size_t i;
-
-	for (i = 0; i < m; i++) {
-		const char *w = ec_what_str(e[i]->what);
-		uint64_t ts = e[i]->ts;
-
-		concerns(e[i], pid, &birth);
-		if (birth) {
-			if (state == ALIVE) {
-				snprintf(why, whylen,
-					 "pid %d: fork at %llu while alive",
-					 pid, (unsigned long long)ts);
-				return -1;
-			}
-			state = ALIVE;
-			exec_seen = 0;
-			continue;
-		}
-		if (state != ALIVE) {
-			snprintf(why, whylen, "pid %d: %s at %llu %s",
-				 pid, w, (unsigned long long)ts,
-				 state == UNBORN ? "before its fork" :
-						   "after its exit");
-			return -1;
-		}
-		if (e[i]->what == PROC_EVENT_EXIT) {
-			state = DEAD;
-		} else if (e[i]->what == PROC_EVENT_EXEC) {
-			exec_seen = 1;
-		} else if (exec_misplaced(e[i]->what, exec_seen, flags)) {
-			snprintf(why, whylen, "pid %d: %s at %llu %s exec",
-				 pid, w, (unsigned long long)ts,
-				 exec_seen ? "after" : "before");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int ec_check_causal(const struct ec_event *ev, size_t n, int32_t pid,
-		    unsigned int flags, char *why, size_t whylen)
-{
-	const struct ec_event **e;
-	size_t i, m = 0;
-	int birth, ret;
-
-	if (whylen)
-		why[0] = '\0';
-	e = malloc((n ? n : 1) * sizeof(*e));
-	if (!e) {
-		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
 	for (i = 0; i < n; i++)
-		if (concerns(&ev[i], pid, &birth))
-			e[m++] = &ev[i];
-	qsort(e, m, sizeof(*e), cmp_event_ts);
-	ret = walk_life(e, m, pid, flags, why, whylen);
-	free(e);
-	return ret;
+		if (ev[i].what == m->what && ev[i].pid == m->pid &&
+		    (!m->select || m->select(&ev[i], m->arg)) && !count++)
+			e = &ev[i];
+	*found = e;
+	if (count != 1)
+		return count ? EC_MATCH_MANY : EC_MATCH_NONE;
+	if (e->ts < m->before)
+		return EC_MATCH_EARLY;
+	if (e->ts > (m->after == EC_UNTIL_READ ? e->rx : m->after) + EC_SLACK_NS)
+		return EC_MATCH_LATE;
+	if (m->fields && !m->fields(e, m->arg))
+		return EC_MATCH_FIELDS;
+	return EC_MATCH_OK;
 }
 
-int ec_check_delta(uint64_t ts_a, uint64_t ts_b, uint64_t interval_ns,
-		   uint64_t user_delta_ns)
-{
-	uint64_t d, off;
+struct life {
+	int pid;
+	unsigned int forks;
+	unsigned long long born, died;
+};
 
-	/* ts_a may be EC_SLACK_NS ahead of the clock, see EC_SLACK_NS */
-	if (ts_b < ts_a || ts_b - ts_a + EC_SLACK_NS < interval_ns)
+static int cmp_life(const void *a, const void *b)
+{
+	return CMP(((const struct life *)a)->pid, ((const struct life *)b)->pid);
+}
+
+static struct life *life_of(struct life *l, size_t n, int pid)
+{
+	struct life key = { .pid = pid };
+
+	return bsearch(&key, l, n, sizeof(*l), cmp_life);
+}
+
+/*
+ * Equal stamps tell no order: only a stamp strictly below the fork or
+ * above the exit counts. A pid forked more than once is not checked.
+ */
+long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, size_t npids,
+			  size_t *checked)
+{
+	struct life *l = calloc(npids + 1, sizeof(*l)), *p;
+	long long bad = 0;
+	size_t i, m = 0;
+
+	if (!l)
+		return -1;
+	for (i = 0; i < npids; i++)
+		l[i] = (struct life){ .pid = pids[i], .died = ~0ULL };
+	qsort(l, npids, sizeof(*l), cmp_life);
+	for (i = 0; i < npids; i++)
+		if (!m || l[i].pid != l[m - 1].pid)
+			l[m++] = l[i];
+	for (i = 0; i < n; i++) {
+		p = life_of(l, m, ev[i].pid);
+		if (p && ev[i].what == PROC_EVENT_FORK) {
+			p->forks++;
+			p->born = ev[i].ts;
+		} else if (p && ev[i].what == PROC_EVENT_EXIT) {
+			p->died = ev[i].ts;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct ec_event *e = &ev[i];
+
+		p = life_of(l, m, e->what == PROC_EVENT_FORK ? e->ppid : e->pid);
+		bad += p && p->forks == 1 && (e->ts < p->born || e->ts > p->died);
+	}
+	for (*checked = 0, i = 0; i < m; i++)
+		*checked += l[i].forks == 1;
+	free(l);
+	return bad;
+}
+
+int ec_check_delta(unsigned long long ts_a, unsigned long long ts_b,
+		   unsigned long long sleep_ns, unsigned long long user_ns)
+{
+	unsigned long long d = ts_b - ts_a;
+
+	/* ts_a may be ahead of the clock, see EC_SLACK_NS */
+	if (ts_b < ts_a || d + EC_SLACK_NS < sleep_ns)
 		return EC_DELTA_SHORT;
-	d = ts_b - ts_a;
-	off = d > user_delta_ns ? d - user_delta_ns : user_delta_ns - d;
-	if (off > EC_DELTA_TOL_NS)
+	if ((d > user_ns ? d - user_ns : user_ns - d) > EC_DELTA_TOL_NS)
 		return EC_DELTA_OFF;
 	return EC_DELTA_OK;
 }

@@ -1,123 +1,65 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Pure checks over recorded process connector events: no sockets, no
- * system calls, so that they can be unit tested on crafted streams.
- */
+/* Checks over recorded cn_proc messages, no system calls: unit tested */
 #ifndef __CN_PROC_EVENT_CHECK_H
 #define __CN_PROC_EVENT_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <linux/cn_proc.h>
+#include <linux/types.h>
 
-/*
- * The kernel may hand out a stamp up to 1 ns per event ahead of
- * CLOCK_MONOTONIC when many events are stamped while the clock does not
- * advance (e.g. clocksource=jiffies), so upper window bounds get a slack.
- */
-#define EC_SLACK_NS		1000000ULL
+/* A stamp may lead the clock by 1 ns per message stamped in one tick */
+#define EC_SLACK_NS	1000000ULL
+#define EC_DELTA_TOL_NS	20000000ULL	/* QEMU TCG scheduling noise */
+#define EC_UNTIL_READ	(~0ULL)		/* ec_match.after: e->rx */
 
-/*
- * Allowed difference between a kernel stamp delta and the delta measured
- * in userspace around the same system calls: wide enough for QEMU software
- * emulation (TCG) scheduling noise, tight enough to catch a wrong clock
- * (e.g. CLOCK_REALTIME after a jump) or a wrong unit (us instead of ns).
- */
-#define EC_DELTA_TOL_NS		20000000ULL
-
-/* cpu of a subscription ack, which is not part of any per-cpu sequence */
-#define EC_CPU_NONE		0xffffffffU
-
-/* One received proc_event plus the cn_msg header fields we care about. */
 struct ec_event {
-	uint32_t seq;		/* cn_msg.seq */
-	uint32_t ack;		/* cn_msg.ack */
-	uint32_t cpu;
-	uint32_t what;		/* PROC_EVENT_* */
-	uint64_t ts;		/* timestamp_ns */
-	uint64_t rx;		/* CLOCK_MONOTONIC when the listener read it */
-	/* subject: the child for fork, the tracee for ptrace */
-	int32_t pid;
-	int32_t tgid;
-	/* parent for fork/coredump/exit, tracer for ptrace */
-	int32_t ppid;
-	int32_t ptgid;
-	uint32_t id_r;		/* ruid/rgid */
-	uint32_t id_e;		/* euid/egid */
-	uint32_t exit_code;
-	uint32_t exit_signal;
-	uint32_t err;		/* ack only */
+	__u32 seq, ack, cpu, what;	/* seq, ack: of the cn_msg */
+	unsigned long long ts, rx;	/* timestamp_ns, CLOCK_MONOTONIC after recv() */
+	int pid, tgid;			/* child of a fork, tracee */
+	int ppid, ptgid;		/* parent, tracer */
+	__u32 id_r, id_e;		/* uid or gid, real and effective */
+	__u32 exit_code, exit_signal, err;	/* err: of an ack */
 	char comm[16];
 };
 
-struct ec_order_stats {
-	uint64_t events;	/* events taking part in the per-cpu check */
-	unsigned int cpus;
-	uint64_t inversions;
-	uint64_t max_inversion_ns;
-	uint64_t ties;
-	uint64_t gaps;		/* seq jumps > 1 */
-	uint64_t missing;	/* events lost in those jumps */
-	uint64_t duplicates;	/* events sharing a stamp with another one */
+struct ec_stats {
+	unsigned long long cpus, inversions, max_inversion_ns, ties;
+	unsigned long long duplicates;	/* messages sharing a stamp */
+	unsigned long long gaps, losses; /* seq jumps, seqs missing in them */
+	unsigned long long lead_ns;	/* largest ts - rx, 0 if never ahead */
 };
 
-/*
- * Per-cpu order: group by cpu, order by seq (u32 wrap-around aware) and
- * compare each stamp with the previous one on that cpu. Events with cpu
- * EC_CPU_NONE are left out of the per-cpu part, but not out of the
- * duplicate count. Returns 0, or -1 if memory ran out.
- */
-int ec_check_order(const struct ec_event *ev, size_t n,
-		   struct ec_order_stats *st);
+/* Per-cpu order by seq (wrap-aware), uniqueness, lead; -1: no memory */
+int ec_check_order(const struct ec_event *ev, size_t n, struct ec_stats *st);
 
-/* Window check: 0 if before <= ts <= after + EC_SLACK_NS */
-enum {
-	EC_WIN_OK = 0,
-	EC_WIN_EARLY = -1,
-	EC_WIN_LATE = 1,
+#define EC_ACK_COUNT	0x01U	/* not exactly one with our ack + 1 */
+#define EC_ACK_ERR	0x02U
+#define EC_ACK_CPU	0x04U	/* not a possible cpu */
+#define EC_ACK_NEXT	0x08U	/* next message of its cpu not seq + 1 */
+#define EC_ACK_ORDER	0x10U	/* stamp not below that next message's */
+unsigned int ec_check_ack(const struct ec_event *ev, size_t n, __u32 req_ack,
+			  unsigned int ncpus, const struct ec_event **ack);
+
+/* Exactly one event of what and pid that select takes, in the window */
+typedef bool ec_pred(const struct ec_event *e, const void *arg);
+struct ec_match {
+	__u32 what;
+	int pid;
+	ec_pred *select, *fields;
+	const void *arg;
+	unsigned long long before, after;
 };
-int ec_check_window(uint64_t ts, uint64_t before, uint64_t after);
 
-/* Ack check: returns a mask of EC_ACK_* faults, 0 if the ack is right */
-#define EC_ACK_ERR	0x01
-#define EC_ACK_SEQ	0x02
-#define EC_ACK_ACK	0x04
-#define EC_ACK_CPU	0x08
-#define EC_ACK_EARLY	0x10
-#define EC_ACK_LATE	0x20
-#define EC_ACK_WHAT	0x40
-unsigned int ec_check_ack(const struct ec_event *ack, uint32_t req_seq,
-			  uint32_t req_ack, uint64_t before, uint64_t after);
-/* Human readable list of EC_ACK_* faults, e.g. "seq,cpu" */
-const char *ec_ack_faults_str(unsigned int faults, char *buf, size_t len);
+enum { EC_MATCH_OK, EC_MATCH_NONE, EC_MATCH_MANY, EC_MATCH_EARLY, EC_MATCH_LATE, EC_MATCH_FIELDS };
+int ec_match_one(const struct ec_event *ev, size_t n, const struct ec_match *m,
+		 const struct ec_event **found);
 
-/*
- * Causal order for one pid, by stamp: the fork creating pid comes before
- * every other event of pid (its own id/sid/comm/ptrace/coredump/exec/exit
- * events and the forks of its children), and its exit after all of them.
- * A pid may be reused after its exit. Flags add the position of exec:
- * EC_CAUSAL_EXEC_FIRST: exec precedes the id/sid/comm/ptrace/coredump events
- * EC_CAUSAL_EXEC_LAST: exec follows the id/sid/comm events
- * Returns 0 if the order holds, else -1 with a reason in why.
- */
-#define EC_CAUSAL_EXEC_FIRST	0x1
-#define EC_CAUSAL_EXEC_LAST	0x2
-int ec_check_causal(const struct ec_event *ev, size_t n, int32_t pid,
-		    unsigned int flags, char *why, size_t whylen);
+/* Events of pids, children's forks, outside their life; -1: no memory */
+long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids,
+			  size_t npids, size_t *checked);
 
-/*
- * Delta check between two stamps ts_a < ts_b that were caused interval_ns
- * apart (at least), userspace having measured user_delta_ns between the
- * same two causes.
- */
-enum {
-	EC_DELTA_OK = 0,
-	EC_DELTA_SHORT,		/* stamps closer than the interval */
-	EC_DELTA_OFF,		/* off from the userspace delta by > tolerance */
-};
-int ec_check_delta(uint64_t ts_a, uint64_t ts_b, uint64_t interval_ns,
-		   uint64_t user_delta_ns);
+enum { EC_DELTA_OK, EC_DELTA_SHORT, EC_DELTA_OFF };
+int ec_check_delta(unsigned long long ts_a, unsigned long long ts_b,
+		   unsigned long long sleep_ns, unsigned long long user_ns);
 
-const char *ec_what_str(uint32_t what);
-
-#endif /* __CN_PROC_EVENT_CHECK_H */
+#endif
