@@ -2,25 +2,37 @@
 # cn_proc ordered timestamps: the series, its tests and the harness.
 #
 #   make boot-test   build base and patched kernels, boot them in QEMU with
-#                    the selftest, print base vs patched (CONFIGS="smp2 rt"
-#                    selects runs from configs/runs; KSRC=/path uses a tree)
-#   make check       every test: static checks of the series, per-file
-#                    diffs, the selftest's host unit tests, then boot-test
+#                    the selftest (and the real clients), print base vs
+#                    patched; KERNEL=7.3|6.12|6.1|all picks the line (the
+#                    newest by default), CONFIGS="smp2 rt" the runs,
+#                    KSRC=/path a tree of your own
+#   make check       everything, every line: per-file diffs, unit tests,
+#                    the static checks of each series, then boot-test
 #   make bench       what the series costs: base vs patched events/s under a
-#                    fork/exec/exit storm (median ratio of alternating
-#                    boots), the helper's ns per call, the harness's own
-#                    build and boot times; not part of make check
+#                    fork/exec/exit storm, the helper's ns per call
 #   make file-diffs  regenerate the per-file diffs from patches/
+#   make results     RESULTS, from the last run's tables
 #   make setup       install the Debian packages the harness needs
-#   make clean       remove out/
+#   make clean       remove $(OUT)
 
-export KSRC CONFIGS OUT SELFTEST_ARGS BENCH_PAIRS BENCH_COST BENCH_CANDIDATE STORM_ARGS
+OUT ?= out
+export KSRC KERNEL CONFIGS OUT SELFTEST_ARGS BENCH_PAIRS BENCH_COST BENCH_CANDIDATE STORM_ARGS
 
-.PHONY: all check boot-test bench static-checks file-diffs check-file-diffs unit-tests setup clean
+# The stages share trees and build directories: one at a time.
+.NOTPARALLEL:
+.PHONY: all check boot-test bench static-checks file-diffs check-file-diffs unit-tests results setup clean
 
 all: boot-test
 
-check: setup check-file-diffs unit-tests static-checks boot-test
+# The time goes to $(OUT)/check.time, and from there into RESULTS.
+check:
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory setup check-file-diffs unit-tests && \
+	KERNEL=$${KERNEL:-all} scripts/check-series.sh && \
+	KERNEL=$${KERNEL:-all} scripts/boot-test.sh && \
+	s=$$(($$(date +%s) - start)) && \
+	echo "make check (KERNEL=$${KERNEL:-all}$${CONFIGS:+ CONFIGS=$$CONFIGS}): passed in $$((s / 60))m$$((s % 60))s" | \
+		tee $(OUT)/check.time
 
 boot-test:
 	@scripts/boot-test.sh
@@ -40,8 +52,11 @@ check-file-diffs: setup
 unit-tests: setup
 	@scripts/unit-tests.sh
 
+results:
+	@scripts/publish.sh
+
 setup:
 	@scripts/setup.sh
 
 clean:
-	rm -rf out
+	rm -rf $(OUT)

@@ -6,7 +6,7 @@ make bench's tables.
 Reads DIR/costs, the microbenchmark boots' serial logs DIR/micro-N.log and the
 storm boots' logs DIR/storm-PAIR-VARIANT.log; VARIANT is base or CANDIDATE
 (patched, or slow). Exits 1, saying why, when a
-log lacks its results or holds a kernel report (see parse_log.py), or
+log lacks its results or holds a kernel report (see results.py), or
 when the clocksource left the TSC during the microbenchmark. The
 last line is the median of the pairs' ratios CANDIDATE/base events/s.
 """
@@ -15,7 +15,7 @@ import re
 import statistics
 import sys
 
-from parse_log import parse
+from results import parse
 
 SWITCH = re.compile(r'clocksource: Switched to clocksource (\S+)')
 MICRO = re.compile(r'ordered_ns_bench: cpus=(\d+) ktime_get_ns=(\d+) ktime_get_ordered_ns=(\d+)')

@@ -1,17 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # boot.sh KERNEL LOG SMP [CMDLINE...]: boot KERNEL with the test initramfs
-# in QEMU (accelerator ACCEL, see boot-test.sh), serial console to LOG.
-# Exit 124 when the boot did not end within BOOT_TIMEOUT seconds.
+# in QEMU, serial console to LOG. QEMU's accelerator is ACCEL (accel.sh
+# chooses it), further QEMU options QEMU_EXTRA. Exits 124 (or 137) when the
+# boot did not end within BOOT_TIMEOUT seconds.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=/dev/null
+. "$TOP/configs/arch/${ARCH_NAME:-x86_64}.conf"
 
 kernel=$1 log=$2 smp=$3
 shift 3
-accel=${ACCEL:-tcg,thread=multi}
 
 rm -f "$log"
 # shellcheck disable=SC2086
-timeout -k 10 "${BOOT_TIMEOUT:-300}" "$QEMU" $QEMU_ARGS -accel $accel -smp "$smp" \
-	-kernel "$kernel" -initrd "$OUT/initramfs.cpio.gz" \
+timeout -k 10 "${BOOT_TIMEOUT:-300}" "$QEMU" $QEMU_ARGS -accel ${ACCEL:-tcg,thread=multi} \
+	${QEMU_EXTRA:-} -smp "$smp" -kernel "$kernel" -initrd "${INITRD:?}" \
 	-append "console=$CONSOLE panic=-1 kunit.filter=speed>slow $*" \
 	-display none -monitor none -serial "file:$log" -no-reboot

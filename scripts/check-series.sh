@@ -1,155 +1,178 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check-series.sh: the static checks of the series, on a fresh copy of the
-# pristine linux-source-6.12 tree ($OUT/check/tree):
-#  - quilt push -a --fuzz=0 applies it and quilt pop -a restores the tree
-#    byte-identical;
+# check-series.sh: the static checks of each selected line's series
+# (KERNEL, default the newest; "all" for every line), on the line's
+# private tree:
+#  - quilt push -a --fuzz=0 applies it, and quilt pop -a restores every
+#    file it touches byte-identical to the pristine source;
+#  - git am applies the patches, as maintainers take them, onto a git
+#    repository of the pristine files the series touches;
 #  - checkpatch.pl --strict: no error, warning or check;
-#  - sparse (C=2) and W=1 on the touched objects, base and patched, in each
-#    configuration of CHECK_CONFIGS: no warning the base does not have;
-#  - kernel-doc -none -Wall on the touched C files: nothing new.
+#  - sparse (C=2) and W=1 on the objects the series touches, base and
+#    patched, in each configuration of configs/checks: no new warning;
+#  - kernel-doc -none -Wall on the touched files: no new warning.
+# shellcheck source=tree.sh
 . "$(dirname "$0")/tree.sh"
 
-CHECK=$OUT/check
-CTREE=$CHECK/tree
-# arch:flavour pairs; the patched touched objects must build in each.
-CHECK_CONFIGS=${CHECK_CONFIGS:-x86_64:default x86_64:noevents x86_64:rt i386:default}
-OBJS=(kernel/time/time.o kernel/time/time_test.o drivers/connector/cn_proc.o)
-fail=0
-
-cquilt() {
-	(cd "$CTREE" && QUILT_PATCHES=patches QUILT_PC=.pc quilt "$@")
+# The touched files must equal the pristine ones, and new files be absent.
+pristine_files() {
+	local f src
+	src=$(pristine)
+	for f in $(series_files "$SERIES"); do
+		if [ -e "$src/$f" ]; then
+			cmp -s "$src/$f" "$TREE/$f" || die "quilt pop -a left $f different from $src"
+		else
+			[ ! -e "$TREE/$f" ] || die "quilt pop -a left $f, which the series creates"
+		fi
+	done
 }
 
-fresh_tree() {
-	unpack_package
-	rm -rf "$CTREE"
-	mkdir -p "$CHECK"
-	cp -a "$OUT/src/$SRC_PKG" "$CTREE"
-	cp -r "$TOP/patches" "$CTREE/patches"
-	# Objects from an earlier run were built from patched sources.
-	series_files | while read -r f; do [ -e "$CTREE/$f" ] && touch "$CTREE/$f"; done
-	return 0
+quilt_round_trip() {
+	tree_base
+	pristine_files
+	tree_patched
+	tree_base
+	pristine_files
+	note "quilt push -a --fuzz=0, pop -a: every touched file byte-identical to the pristine tree"
 }
 
-push_series() {
-	local out
-	out=$(cquilt push -a --fuzz=0 2>&1) || {
-		echo "$out" | tail -5 >&2
-		die "the series does not apply to $SRC_PKG with quilt push -a --fuzz=0"
-	}
-}
-
-# pop_series: the tree must then be byte-identical to the package.
-pop_series() {
-	cquilt pop -a -q >/dev/null || die "quilt pop -a failed"
-	rm -rf "$CTREE/.pc" "$CTREE/patches"
-	# Kbuild's output goes to O= directories; the tree has nothing else.
-	if ! diff -r --no-dereference "$OUT/src/$SRC_PKG" "$CTREE" >"$LOGS/pristine.diff"; then
-		head -20 "$LOGS/pristine.diff" >&2
-		die "quilt pop -a did not restore the tree byte-identical, see $LOGS/pristine.diff"
-	fi
-	note "quilt pop -a: tree byte-identical to $SRC_PKG"
+git_am() {
+	local repo=$LOUT/git-am src f
+	src=$(pristine)
+	rm -rf "$repo"
+	mkdir -p "$repo"
+	for f in $(series_files "$SERIES"); do
+		[ ! -e "$src/$f" ] || (cd "$src" && cp --parents "$f" "$repo/")
+	done
+	git -C "$repo" init -q
+	git -C "$repo" add -f .
+	git -C "$repo" -c user.name=base -c user.email=base@localhost commit -q -m base
+	series_patches "$SERIES" | xargs git -C "$repo" am -q ||
+		die "git am does not apply ${SERIES#"$TOP"/}"
+	note "git am: $(git -C "$repo" log --oneline | wc -l) commits, the last: $(git -C "$repo" log -1 --format=%s)"
 }
 
 run_checkpatch() {
-	local p out ignore=()
-	# A tree unpacked from a package has no git history to look up Fixes: in.
-	[ -d "$CTREE/.git" ] || ignore=(--ignore UNKNOWN_COMMIT_ID)
-	while read -r p _; do
-		case "$p" in '' | \#*) continue ;; esac
-		out=$(cd "$CTREE" && perl scripts/checkpatch.pl --strict --no-tree "${ignore[@]}" \
-			"$TOP/patches/$p" 2>&1) || true
+	local p out rc=0
+	while read -r p; do
+		# The tree has no git history to look Fixes: and commit ids up in.
+		out=$(cd "$TREE" && perl scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID "$p" 2>&1) || true
 		if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
-			note "checkpatch --strict: $p: $(echo "$out" | grep '^total:')"
+			note "checkpatch --strict: $(basename "$p"): $(echo "$out" | grep '^total:')"
 		else
 			echo "$out" | grep -E '^(ERROR|WARNING|CHECK|total):' -A3 >&2
-			echo "error: checkpatch --strict: $p is not clean" >&2
-			fail=1
+			echo "error: checkpatch --strict: ${p#"$TOP"/} is not clean" >&2
+			rc=1
 		fi
-	done <"$TOP/patches/series"
+	done < <(series_patches "$SERIES")
+	[ $rc -eq 0 ] || die "checkpatch --strict: ${SERIES#"$TOP"/} is not clean"
 }
 
-# Warnings of one build, with line and column numbers dropped so that base
-# and patched compare.
-warnings_of() {
-	grep -E 'warning:|error:' "$1" | sed -E "s|$CTREE/||; s|:[0-9]+:[0-9]+:|:|; s|:[0-9]+:|:|" |
-		sort -u
-}
-
-# build_objs ARCH FLAVOUR VARIANT: the touched objects that the config
-# enables, with sparse and W=1.
-build_objs() {
-	local arch=$1 flavour=$2 variant=$3 build=$CHECK/build/$1-$2 objs=() o
-	local log=$LOGS/check-$arch-$flavour-$variant.log
-	[ -f "$build/.config" ] || return 1
-	grep -q '^CONFIG_PROC_EVENTS=y' "$build/.config" && objs+=(drivers/connector/cn_proc.o)
-	grep -q '^CONFIG_TIME_KUNIT_TEST=y' "$build/.config" && objs+=(kernel/time/time_test.o)
-	objs+=(kernel/time/time.o)
-	# Built from whichever sources the last run left; build them anew.
-	for o in "${OBJS[@]}"; do rm -f "$build/$o"; done
-	if ! (. "$TOP/configs/arch/$arch.conf"
-	      make -C "$CTREE" O="$build" ARCH="$KARCH" -j"$JOBS" C=2 W=1 "${objs[@]}") >"$log" 2>&1; then
-		grep -E 'error' "$log" | head -10 >&2
-		echo "error: $arch $flavour $variant: ${objs[*]} did not build, see $log" >&2
-		return 1
-	fi
-	warnings_of "$log" >"$log.warnings"
-	note "$arch $flavour $variant: built ${objs[*]##*/}: $(wc -l <"$log.warnings") warnings"
-}
-
-configure() {
-	local arch=$1 flavour=$2
-	TREE=$CTREE ARCH_NAME=$arch "$TOP/scripts/config.sh" "$flavour" "$CHECK/build/$arch-$flavour" >/dev/null
-}
-
+# kerneldoc VARIANT: kernel-doc's warnings on the touched files, line
+# numbers dropped, into $LOGS/LINE/kernel-doc-VARIANT.txt.
 kerneldoc() {
-	local f
-	for f in $(series_files | grep -E '\.[ch]$'); do
-		if [ -f "$CTREE/$f" ]; then
-			(cd "$CTREE" && scripts/kernel-doc -none -Wall "$f" 2>&1) |
-				sed -E 's|:[0-9]+:|:|'
-		fi
-	done | sort -u
+	local f wall=-Wall
+	# 6.1's kernel-doc warns without being asked and knows no -Wall.
+	(cd "$TREE" && scripts/kernel-doc -h 2>&1 | grep -q -- -Wall) || wall=
+	for f in $(series_files "$SERIES" | grep -E '\.[ch]$'); do
+		[ -f "$TREE/$f" ] || continue
+		# It exits non-zero when it warns; the warnings are the result.
+		(cd "$TREE" && scripts/kernel-doc -none $wall "$f" 2>&1) || true
+	done | sed -E 's|\.([ch]):[0-9]+:?|.\1:|' | sort -u >"$LOGS/$LINE/kernel-doc-$1.txt"
 }
 
+new_kerneldoc_warnings() {
+	local new
+	new=$(comm -13 "$LOGS/$LINE/kernel-doc-base.txt" "$LOGS/$LINE/kernel-doc-patched.txt")
+	[ -z "$new" ] || { echo "$new" >&2; die "kernel-doc: the series adds the warnings above"; }
+	note "kernel-doc -none: no new warning ($(wc -l <"$LOGS/$LINE/kernel-doc-patched.txt") in the base)"
+}
+
+# Warnings of one build, line and column numbers dropped, so that base and
+# patched compare.
+warnings_of() {
+	grep -E 'warning:|error:' "$1" | sed -E "s|$TREE/||; s|:[0-9]+:[0-9]+:|:|; s|:[0-9]+:|:|" |
+		sort -u || true
+}
+
+# check_build ARCH FLAVOUR VARIANT: sparse and W=1 on the touched objects
+# that the configuration builds. x86_64 uses the boot test's build
+# directory of the flavour, the others their own.
+check_build() {
+	local arch=$1 flavour=$2 variant=$3 build objs=() o
+	local log=$LOGS/$LINE/check-$arch-$flavour-$variant.log
+	build=$LOUT/build/$flavour
+	[ "$arch" = x86_64 ] || build=$LOUT/check/$arch-$flavour
+	"$S/config.sh" "$TREE" "$build" "$arch" "$flavour" >/dev/null
+	for o in $(series_files "$SERIES" | sed -n 's/\.c$/.o/p'); do
+		# cn_proc.o is built only with CONFIG_PROC_EVENTS and so on.
+		if grep -q "$(basename "$o")" "$TREE/$(dirname "$o")/Makefile"; then
+			rm -f "$build/$o"
+			objs+=("$o")
+		fi
+	done
+	kmake "$TREE" "$build" "$arch" C=2 W=1 "${objs[@]}" >"$log" 2>&1 || {
+		grep -E 'error' "$log" | head -10 >&2
+		die "$arch $flavour $variant: ${objs[*]} did not build, see $log"
+	}
+	warnings_of "$log" >"$log.warnings"
+	note "$arch $flavour $variant: ${objs[*]##*/}: $(wc -l <"$log.warnings") warnings"
+	# Kbuild says so and goes on without sparse when it is too old.
+	! grep -q 'C=2 specified, but' "$log" ||
+		note "NOTE: $(sparse --version 2>/dev/null || echo sparse) cannot check this tree: W=1 only"
+}
+
+new_warnings() {
+	local arch=$1 flavour=$2 new
+	new=$(comm -13 "$LOGS/$LINE/check-$arch-$flavour-base.log.warnings" \
+		"$LOGS/$LINE/check-$arch-$flavour-patched.log.warnings")
+	[ -z "$new" ] && return 0
+	echo "$new" >&2
+	die "$arch $flavour: the series adds the warnings above"
+}
+
+# The configurations of configs/checks for this line: ARCH:FLAVOUR ...
+check_configs() {
+	awk -v l="$LINE" '!/^#/ && $1 == l { $1 = ""; print }' "$TOP/configs/checks"
+}
+
+check_line() {
+	local c
+	line_env "$1"
+	stage "$LINE: tree" tree_prepare
+	stage "$LINE: quilt round trip" quilt_round_trip
+	stage "$LINE: git am" git_am
+	stage "$LINE: checkpatch --strict" run_checkpatch
+	stage "$LINE: tree at base" tree_base
+	stage "$LINE: kernel-doc base" kerneldoc base
+	for c in $(check_configs); do
+		stage "$LINE: base ${c/:/ }: sparse, W=1" check_build "${c%:*}" "${c#*:}" base
+	done
+	stage "$LINE: tree at patched" tree_patched
+	stage "$LINE: kernel-doc patched" kerneldoc patched
+	stage "$LINE: kernel-doc: new warnings" new_kerneldoc_warnings
+	for c in $(check_configs); do
+		stage "$LINE: patched ${c/:/ }: sparse, W=1" check_build "${c%:*}" "${c#*:}" patched
+		stage "$LINE: ${c/:/ }: new warnings" new_warnings "${c%:*}" "${c#*:}"
+	done
+	echo "$LINE: static checks clean"
+}
+
+# Each line in a process of its own, so that one line's failure does not
+# keep the others from being checked.
 main() {
-	local c arch flavour new
-	stage "fresh pristine tree" fresh_tree
-	stage "checkpatch" run_checkpatch
-	kerneldoc >"$LOGS/kernel-doc-base.txt"
-	for c in $CHECK_CONFIGS; do
-		arch=${c%%:*} flavour=${c#*:}
-		stage "config $arch $flavour" configure "$arch" "$flavour" &&
-			stage "base $arch $flavour: sparse, W=1" build_objs "$arch" "$flavour" base ||
-			fail=1
-	done
-	stage "quilt push -a --fuzz=0" push_series
-	for c in $CHECK_CONFIGS; do
-		arch=${c%%:*} flavour=${c#*:}
-		stage "patched $arch $flavour: sparse, W=1" build_objs "$arch" "$flavour" patched || {
-			fail=1
-			continue
-		}
-		new=$(comm -13 "$LOGS/check-$arch-$flavour-base.log.warnings" \
-			"$LOGS/check-$arch-$flavour-patched.log.warnings")
-		if [ -n "$new" ]; then
-			echo "$new" >&2
-			echo "error: $arch $flavour: the series adds the warnings above" >&2
-			fail=1
-		fi
-	done
-	kerneldoc >"$LOGS/kernel-doc-patched.txt"
-	new=$(comm -13 "$LOGS/kernel-doc-base.txt" "$LOGS/kernel-doc-patched.txt")
-	if [ -n "$new" ]; then
-		echo "$new" >&2
-		echo "error: kernel-doc -Wall: the series adds the warnings above" >&2
-		fail=1
-	else
-		note "kernel-doc -none -Wall: no new warning ($(wc -l <"$LOGS/kernel-doc-patched.txt") already in the base)"
+	local line lines failed=()
+	if [ "${1:-}" = --line ]; then
+		check_line "$2"
+		return
 	fi
-	stage "quilt pop -a" pop_series
-	return $fail
+	mapfile -t lines < <(selected_lines)
+	stage "setup" "$S/setup.sh"
+	for line in "${lines[@]}"; do
+		bash "$0" --line "$line" || failed+=("$line")
+	done
+	[ ${#failed[@]} -eq 0 ] || die "static checks failed for: ${failed[*]}"
+	echo "static checks: clean for ${lines[*]}"
 }
 
-main
+main "$@"

@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# setup.sh: install what the harness needs on Debian (as root), or print
-# the exact apt-get line that would.
+# setup.sh: install the Debian packages the harness needs (as root), or
+# print the exact apt-get line that would. gcc-12-multilib, not
+# gcc-multilib, which conflicts with the ARM cross-compiler. The kernel
+# sources are not
+# installed: source.sh fetches them into the cache.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-packages=(make gcc gcc-multilib flex bison bc libelf-dev libssl-dev cpio
-	  xz-utils python3 quilt diffstat sparse busybox-static "$APT_QEMU"
-	  "$SRC_PKG")
+packages=(make gcc gcc-12-multilib gcc-arm-linux-gnueabi flex bison bc libelf-dev
+	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse
+	  shellcheck busybox-static qemu-system-x86 debian-archive-keyring)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,141 +1,143 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tree.sh: the private kernel tree the harness builds in, $OUT/tree.
-# A copy of KSRC (never touched itself) or of the unpacked linux-source-6.12
-# package. Sourced by the stages that need tree_base / tree_patched.
+# tree.sh: the private kernel tree of a line, $OUT/LINE/tree, a copy of
+# the line's pristine source (source.sh) or of KSRC, which is never touched
+# itself. It is at base, at the line's series applied with quilt, or at
+# the series plus a test-only overlay (tests/mutants/). Sourced.
+# shellcheck shell=bash
+# shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# A test-only change on top of the series (mutant, bench module), if any.
-OVERLAY_MARK=$TREE/.cn-proc-overlay
+# line_env LINE: set the line's paths.
+line_env() {
+	LINE=$1
+	LOUT=$OUT/$LINE
+	TREE=$LOUT/tree
+	SERIES=$(series_dir "$LINE")
+	OVERLAY_MARK=$TREE/.cn-proc-overlay
+	mkdir -p "$LOUT" "$LOGS/$LINE"
+}
 
-# What the tree was copied from; a change means every build is stale.
-source_id() {
-	local src
-	src=$(source_tree)
+# The pristine source of the line, from KSRC or the package.
+pristine() {
 	if [ -n "${KSRC:-}" ]; then
-		echo "ksrc $src $(find "$src" -name .git -prune -o -type f -printf '%T@ %p\n' |
-			sha256sum | cut -c1-16)"
+		(cd "$KSRC" && pwd)
 	else
-		echo "pkg $(dpkg-query -W -f '${Version}' "$SRC_PKG" 2>/dev/null)"
+		cat "$LOUT/pristine"
 	fi
 }
 
-# The package unpacked into $OUT/src, again when the package was updated.
-unpack_package() {
-	local tarball=/usr/src/$SRC_PKG.tar.xz dest=$OUT/src version
-	version=$(dpkg-query -W -f '${Version}' "$SRC_PKG" 2>/dev/null) ||
-		die "$SRC_PKG is not installed: run 'make setup'"
-	[ -d "$dest/$SRC_PKG" ] && [ "$(cat "$dest/version" 2>/dev/null)" = "$version" ] &&
-		return 0
-	[ -f "$tarball" ] || die "$tarball is missing: run 'make setup'"
-	rm -rf "$dest"
-	mkdir -p "$dest.tmp"
-	tar -C "$dest.tmp" -xf "$tarball" || die "could not unpack $tarball"
-	mv "$dest.tmp" "$dest" || die "could not move $dest.tmp to $dest"
-	echo "$version" >"$dest/version"
+# What the tree was copied from; a change makes every build stale.
+source_id() {
+	local src
+	src=$(pristine)
+	if [ -n "${KSRC:-}" ]; then
+		echo "ksrc $src $(find "$src" -name .git -prune -o -type f -printf '%T@ %s %p\n' |
+			sha256sum | cut -c1-16)"
+	else
+		cat "$src/.unpacked"
+	fi
 }
 
-# Make $TREE a fresh private copy when it is missing or its source changed.
+# tree_prepare: fetch the line's source and make $TREE a fresh copy of
+# it when missing or when its source changed.
 tree_prepare() {
 	local src id
-	[ -n "${KSRC:-}" ] || unpack_package
-	src=$(source_tree)
-	[ -f "$src/Makefile" ] && [ -d "$src/kernel" ] || die "$src is not a kernel tree"
+	if [ -z "${KSRC:-}" ]; then
+		"$S/source.sh" "$LINE" >"$LOUT/pristine.new"
+		mv "$LOUT/pristine.new" "$LOUT/pristine"
+	fi
+	src=$(pristine)
 	id=$(source_id)
-	if [ -d "$TREE" ] && [ "$(cat "$OUT/tree.id" 2>/dev/null)" = "$id" ]; then
+	if [ -d "$TREE" ] && [ "$(cat "$LOUT/tree.id" 2>/dev/null)" = "$id" ]; then
 		return 0
 	fi
 	note "copying $src to $TREE"
-	rm -rf "$TREE" "$TREE.tmp" "$OUT/build" "$OUT/kernels" "$OUT/tree.id"
+	rm -rf "$TREE" "$TREE.tmp" "$LOUT/build" "$LOUT/kernels" "$LOUT/tree.id"
 	mkdir -p "$TREE.tmp"
-	tar -C "$src" --exclude=.git --exclude=.pc -cf - . | tar -C "$TREE.tmp" -xf - ||
-		die "could not copy $src to $TREE.tmp"
+	tar -C "$src" --exclude=.git --exclude=.pc --exclude=./patches -cf - . |
+		tar -C "$TREE.tmp" -xf -
 	if [ -f "$TREE.tmp/.config" ] || [ -f "$TREE.tmp/include/config/auto.conf" ]; then
-		make -C "$TREE.tmp" -s mrproper || die "make mrproper failed in the copy of $src"
+		make -C "$TREE.tmp" -s mrproper
 	fi
-	rm -rf "$TREE.tmp/patches"
-	mv "$TREE.tmp" "$TREE" || die "could not move $TREE.tmp to $TREE"
-	echo "$id" >"$OUT/tree.id"
+	mv "$TREE.tmp" "$TREE"
+	echo "$id" >"$LOUT/tree.id"
 }
 
 tquilt() {
 	(cd "$TREE" && QUILT_PATCHES=patches QUILT_PC=.pc quilt "$@")
 }
 
-# Kbuild decides by mtime; files quilt or patch restored keep old ones.
-touch_patched_files() {
-	local patch_dir=$1 p
-	[ -f "$patch_dir/series" ] || return 0
-	while read -r p _; do
-		case "$p" in '' | \#*) continue ;; esac
-		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch_dir/$p"
-	done <"$patch_dir/series" | sort -u | while read -r f; do
-		[ -e "$TREE/$f" ] && touch "$TREE/$f"
+# touch_files DIFF...: Kbuild decides by mtime, and files that quilt or
+# patch restored keep their old one.
+touch_files() {
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@" | sort -u | while read -r f; do
+		[ ! -e "$TREE/$f" ] || touch "$TREE/$f"
 	done
-	return 0
 }
 
 overlay_remove() {
 	[ -f "$OVERLAY_MARK" ] || return 0
 	patch -d "$TREE" -p1 -R -s --batch --no-backup-if-mismatch <"$OVERLAY_MARK" ||
-		die "could not remove the test overlay from $TREE; delete $TREE and rerun"
-	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$OVERLAY_MARK" |
-		while read -r f; do [ ! -e "$TREE/$f" ] || touch "$TREE/$f"; done
+		die "could not remove the test overlay from $TREE; delete it and rerun"
+	touch_files "$OVERLAY_MARK"
 	rm -f "$OVERLAY_MARK"
-}
-
-# overlay_apply PATCH: a test-only change on top of the series, such as a
-# deliberately broken helper (tests/mutants/) or the bench module.
-overlay_apply() {
-	overlay_remove
-	patch -d "$TREE" -p1 -s --batch --fuzz=0 --dry-run <"$1" >/dev/null ||
-		die "$(basename "$1") does not apply on top of the series"
-	cp "$1" "$OVERLAY_MARK"
-	patch -d "$TREE" -p1 -s --batch --fuzz=0 --no-backup-if-mismatch <"$1" ||
-		die "$(basename "$1") did not apply; delete $TREE and rerun"
 }
 
 tree_base() {
 	overlay_remove
-	if [ -n "$(tquilt applied 2>/dev/null)" ]; then
-		tquilt pop -a -q >/dev/null || die "quilt pop -a failed in $TREE; delete it and rerun"
-		touch_patched_files "$TREE/patches"
-	fi
+	[ -d "$TREE/.pc" ] || return 0
+	tquilt pop -a -q >/dev/null || die "quilt pop -a failed in $TREE; delete it and rerun"
+	touch_files "$TREE"/patches/*.patch
+	rm -rf "$TREE/patches" "$TREE/.pc"
 }
 
-# series_digest DIR: what the series in DIR changes, commit messages aside.
-series_digest() {
-	local p
-	[ -f "$1/series" ] || return 0
-	while read -r p _; do
-		case "$p" in '' | \#*) continue ;; esac
-		echo "$p"
-		sed -n '/^--- /,$p' "$1/$p"
-	done <"$1/series" | sha256sum | cut -c1-16
-}
-
-# tree_patched: the repo's series applied, exactly; a failure leaves the
-# tree at base, with one line that names the patch and file.
+# tree_patched: the line's series applied with quilt, exactly (--fuzz=0).
+# A patch that does not apply leaves the tree at base and fails with one
+# line that names the patch and the file.
 tree_patched() {
 	local out failed file
 	overlay_remove
-	if [ -d "$TREE/patches" ] && [ -z "$(tquilt unapplied 2>/dev/null)" ] &&
-	   [ "$(series_digest "$TREE/patches")" = "$(series_digest "$TOP/patches")" ]; then
-		# Applied already; take the new commit messages, if any.
-		rm -rf "$TREE/patches"
-		cp -r "$TOP/patches" "$TREE/patches"
+	if [ -d "$TREE/.pc" ] && [ -z "$(tquilt unapplied 2>/dev/null)" ] &&
+	   [ "$(series_digest "$TREE/patches")" = "$(series_digest "$SERIES")" ]; then
 		return 0
 	fi
 	tree_base
-	rm -rf "$TREE/patches"
-	cp -r "$TOP/patches" "$TREE/patches"
+	mkdir -p "$TREE/patches"
+	cp "$SERIES/series" "$TREE/patches/"
+	series_patches "$SERIES" | xargs cp -t "$TREE/patches/"
 	if ! out=$(tquilt push -a --fuzz=0 2>&1); then
 		failed=$(echo "$out" | sed -n 's/^Applying patch \(.*\)$/\1/p' | tail -1)
 		file=$(echo "$out" | sed -n 's/.*FAILED -- rejects in file \(.*\)$/\1/p' | head -1)
-		[ -n "$file" ] || file=$(echo "$out" | grep -m1 -E 'FAILED|can.t find file|No such' || true)
-		tquilt pop -a -f -q >/dev/null 2>&1 || true
-		touch_patched_files "$TREE/patches"
-		echo "$out" >"$LOGS/quilt-push.log"
-		die "patch ${failed#patches/} does not apply with --fuzz=0 to $(source_tree): ${file:-see $LOGS/quilt-push.log}"
+		echo "$out" >"$LOGS/$LINE/quilt-push.log"
+		tree_base
+		die "${SERIES#"$TOP"/}/${failed#patches/} does not apply with --fuzz=0 to $(pristine): ${file:-see $LOGS/$LINE/quilt-push.log}"
 	fi
+}
+
+# tree_overlay PATCH: the series plus a test-only change.
+tree_overlay() {
+	tree_patched
+	patch -d "$TREE" -p1 -s --batch --fuzz=0 --dry-run <"$1" >/dev/null ||
+		die "$(basename "$1") does not apply on top of the ${LINE} series"
+	cp "$1" "$OVERLAY_MARK"
+	patch -d "$TREE" -p1 -s --batch --fuzz=0 --no-backup-if-mismatch <"$1" >/dev/null
+}
+
+# mutant_patch NAME: tests/mutants/NAME.patch, or one a driver generated
+# into $OUT/mutants (make bench's module).
+mutant_patch() {
+	local p
+	for p in "$TOP/tests/mutants/$1.patch" "$OUT/mutants/$1.patch"; do
+		[ ! -f "$p" ] || { echo "$p"; return; }
+	done
+	die "no mutant $1: no tests/mutants/$1.patch"
+}
+
+# tree_at VARIANT: base, patched, or the name of a mutant.
+tree_at() {
+	case $1 in
+	base) tree_base ;;
+	patched) tree_patched ;;
+	*) tree_overlay "$(mutant_patch "$1")" ;;
+	esac
 }

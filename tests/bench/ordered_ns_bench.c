@@ -20,6 +20,7 @@
 #include <linux/err.h>
 #include <linux/init.h>
 #include <linux/kthread.h>
+#include <linux/ktime_ordered.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -28,7 +29,7 @@
 #define BENCH_CALLS	100000
 #define BENCH_ROUNDS	9
 
-static atomic64_t bench_domain = ATOMIC64_INIT(0);
+static __cacheline_aligned_in_smp struct ktime_ordered bench_domain;
 static atomic_t bench_waiting;
 static u64 bench_sink;
 

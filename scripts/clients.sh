@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# clients.sh DEST: stage the real process-connector clients for the test
+# guest into DEST, laid out as a fragment of a root file system:
+#
+#   usr/sbin/keepalived, usr/bin/extrace    from Debian's packages (suite
+#                                           CLIENTS_SUITE, bookworm)
+#   usr/lib/x86_64-linux-gnu/SONAME         every shared library they load,
+#                                           one file per soname
+#   lib64/ld-linux-x86-64.so.2              -> the dynamic loader beside them
+#   clients/run.sh, clients/keepalived.conf the guest side (tests/clients/)
+#
+# Nothing is installed or run on this machine: the packages are downloaded
+# with debs.sh (cached outside the clone) and unpacked with dpkg-deb -x. The
+# libraries are the closure of the ELF NEEDED entries; a soname that no
+# unpacked package has is looked for in the packages that the package
+# needing it depends on. DEST is replaced whole, only once everything is
+# staged, so a rerun after a failure starts afresh; a rerun with the same
+# scripts and guest files keeps it (DEST.stamp; remove it to restage, e.g.
+# after a point release).
+set -euo pipefail
+
+me=clients.sh
+die() {
+	echo "$me: $*" >&2
+	exit 1
+}
+
+[ $# -eq 1 ] || die "usage: clients.sh DEST"
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+dest=$(realpath -m "$1")
+suite=${CLIENTS_SUITE:-bookworm}
+triplet=x86_64-linux-gnu
+# The clients: package and the program staged from it.
+clients=(keepalived:usr/sbin/keepalived extrace:usr/bin/extrace)
+
+for tool in dpkg-deb readelf realpath; do
+	command -v "$tool" >/dev/null || die "$tool is needed (apt-get install dpkg binutils coreutils)"
+done
+
+mkdir -p "$(dirname "$dest")"
+exec 9>"$dest.lock"
+flock 9
+# Staged already from the same inputs: nothing to do. (DEST.stamp, beside
+# DEST so that it stays out of the guest.)
+stamp=$(cat "$here/clients.sh" "$here/debs.sh" "$top/tests/clients/run.sh" \
+	"$top/tests/clients/keepalived.conf" <(echo "$suite") | sha256sum | cut -c1-16)
+if [ "$(cat "$dest.stamp" 2>/dev/null)" = "$stamp" ] &&
+	[ -x "$dest/usr/sbin/keepalived" ] && [ -x "$dest/usr/bin/extrace" ]; then
+	echo "$dest is up to date"
+	exit 0
+fi
+rm -rf "$dest.stamp" "$dest".work.*
+work=$(mktemp -d "$dest.work.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+stage=$work/stage
+
+declare -A unpacked=() # package name -> its unpacked tree
+declare -A lib=()      # soname -> the file staged for it
+
+# fetch PKG...: download the packages and unpack each into its own tree.
+fetch() {
+	local out deb name
+	out=$("$here/debs.sh" "$suite" "$work/debs" "$@") || exit 1
+	while read -r deb; do
+		name=$(dpkg-deb -f "$deb" Package)
+		mkdir -p "$work/pkg/$name"
+		dpkg-deb -x "$deb" "$work/pkg/$name"
+		unpacked[$name]=$work/pkg/$name
+	done <<<"$out"
+}
+
+# deps PKG ERE: the packages PKG depends on (the first of each
+# alternative) whose names match ERE and that are not unpacked yet.
+deps() {
+	dpkg-deb -f "$(ls "$work/debs/$1"_*.deb)" Pre-Depends Depends |
+		sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
+		sed -E 's/\|.*//; s/\(.*\)//; s/:[a-z0-9]+//; s/[[:space:]]//g' |
+		{ grep -E "$2" || true; } | while read -r p; do
+			[ -n "${unpacked[$p]:-}" ] || echo "$p"
+		done
+}
+
+# find_so SONAME: "package path" of the first unpacked library of that
+# name in the multiarch and plain library directories.
+find_so() {
+	local p d f
+	for p in "${!unpacked[@]}"; do
+		for d in "lib/$triplet" "usr/lib/$triplet" lib usr/lib lib64; do
+			f=${unpacked[$p]}/$d/$1
+			if [ -e "$f" ]; then
+				echo "$p $f"
+				return
+			fi
+		done
+	done
+}
+
+needed() {
+	readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'
+}
+
+interp() {
+	readelf -l "$1" | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p'
+}
+
+# resolve FILE PKG: stage the libraries FILE (from package PKG) needs,
+# and theirs.
+resolve() {
+	local file=$1 pkg=$2 so hit owner path ere
+	local -a more
+	for so in $(needed "$file"); do
+		[ -z "${lib[$so]:-}" ] || continue
+		hit=$(find_so "$so")
+		# Not unpacked yet: look in what the package depends on, its lib*
+		# packages first (zlib1g is one that is not named lib*).
+		for ere in '^lib' '.'; do
+			[ -z "$hit" ] || break
+			mapfile -t more < <(deps "$pkg" "$ere")
+			[ ${#more[@]} -eq 0 ] || fetch "${more[@]}"
+			hit=$(find_so "$so")
+		done
+		[ -n "$hit" ] ||
+			die "$so, needed by ${file#"$work/pkg/"}, is in none of: ${!unpacked[*]}"
+		owner=${hit%% *} path=${hit#* }
+		lib[$so]=$path
+		install -D -m 0755 "$(realpath "$path")" "$stage/usr/lib/$triplet/$so"
+		echo "  $so  ($owner)"
+		resolve "$path" "$owner"
+	done
+}
+
+pkgs=()
+for c in "${clients[@]}"; do
+	pkgs+=("${c%%:*}")
+done
+fetch "${pkgs[@]}"
+
+for c in "${clients[@]}"; do
+	pkg=${c%%:*} bin=${c#*:}
+	file=${unpacked[$pkg]}/$bin
+	[ -f "$file" ] || die "package $pkg has no /$bin"
+	install -D -m 0755 "$file" "$stage/$bin"
+	echo "/$bin ($pkg $(dpkg-deb -f "$(ls "$work/debs/$pkg"_*.deb)" Version))"
+	resolve "$file" "$pkg"
+	# The loader: the interpreter named in the program, staged beside the
+	# libraries (libc's NEEDED brought it in) and linked from where the
+	# program looks for it.
+	ld=$(interp "$file")
+	[ -n "$ld" ] || die "/$bin names no program interpreter"
+	so=$(basename "$ld")
+	if [ -z "${lib[$so]:-}" ]; then
+		hit=$(find_so "$so")
+		[ -n "$hit" ] || die "the loader $ld of /$bin is in none of: ${!unpacked[*]}"
+		lib[$so]=${hit#* }
+		install -D -m 0755 "$(realpath "${hit#* }")" "$stage/usr/lib/$triplet/$so"
+	fi
+	mkdir -p "$stage$(dirname "$ld")"
+	ln -sfn "$(realpath -m --relative-to="$stage$(dirname "$ld")" "$stage/usr/lib/$triplet/$so")" "$stage$ld"
+done
+
+install -D -m 0755 "$top/tests/clients/run.sh" "$stage/clients/run.sh"
+install -D -m 0644 "$top/tests/clients/keepalived.conf" "$stage/clients/keepalived.conf"
+
+rm -rf "$dest"
+mv "$stage" "$dest"
+echo "$stamp" >"$dest.stamp"
+echo "staged in $dest: $(du -sh "$dest" | cut -f1), $(find "$dest" -type f | wc -l) files"

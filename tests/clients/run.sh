@@ -1,0 +1,291 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# run.sh: the real process-connector clients (Debian's binaries, staged by
+# scripts/clients.sh) against a workload, in the test guest, as root, after
+# busybox --install. KTAP on stdout, one result per client; exit 0 when
+# both pass, 1 otherwise. The init frames it with "cn_proc-clients: start"
+# and "cn_proc-clients: exit STATUS".
+#
+#   keepalived  tracks "/bin/busybox sleep 3141" for a VRRP instance on
+#               dummy0: it must confirm the subscription ("proc_events has
+#               confirmed it is configured"), gain the process's quorum when
+#               it starts and lose it when it is killed, never log that the
+#               kernel lacks proc events nor "Missed N messages", and stop
+#               cleanly.
+#   extrace     -t: must show the exec and the exit of "/bin/busybox sleep
+#               0.3" with a time= (the difference of the two events'
+#               timestamps) of at least the sleep less extrace's rounding,
+#               0.299 s, and at most the window in which the shell saw the
+#               workload live, read from /proc/timer_list (CLOCK_MONOTONIC,
+#               the stamps' clock) before starting it and after extrace
+#               showed its exit; and report no out-of-order message (how
+#               extrace sees a lost one too). A fixed 0.320 s bound fails
+#               under emulation on a busy host: exec and exit cost 2 to 22
+#               ms there.
+#
+# Nothing waits a fixed time: every wait polls a condition every 20 ms up
+# to a deadline, and says what it was waiting for when that passes. The
+# clients' log lines are printed as "# " diagnostics whatever the result.
+
+W=/tmp/cn_proc-clients
+HERE=$(dirname "$0")
+DEADLINE=${cnproc_clients_deadline:-30}
+failed=0
+
+rm -rf "$W"
+mkdir -p "$W"
+
+diag() {
+	echo "# $*"
+}
+
+# mono_ns: CLOCK_MONOTONIC in ns, the clock of the events' timestamps
+# (ktime_get(), as /proc/timer_list shows it).
+mono_ns() {
+	sed -n '/^now at /{s/^now at \([0-9]*\) nsecs$/\1/p;q}' /proc/timer_list
+}
+
+# now_ms: milliseconds since boot (/proc/uptime has centiseconds).
+now_ms() {
+	read -r up _ </proc/uptime
+	cs=${up#*.}
+	cs=${cs#0}
+	echo $((${up%.*} * 1000 + cs * 10))
+}
+
+# wait_for WHAT CMD...: poll CMD until it succeeds; after DEADLINE
+# seconds, report WHAT and fail.
+wait_for() {
+	_what=$1
+	shift
+	_until=$(($(now_ms) + DEADLINE * 1000))
+	while ! "$@"; do
+		if [ "$(now_ms)" -ge "$_until" ]; then
+			diag "timed out after ${DEADLINE}s waiting for $_what"
+			return 1
+		fi
+		usleep 20000
+	done
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	read -r _ _ state _ <"/proc/$1/stat" 2>/dev/null || return 1
+	[ "$state" != Z ]
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+dead() {
+	! alive "$1"
+}
+
+# stop PID NAME: SIGTERM, wait until gone, reap; the exit status.
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	if ! wait_for "$2 (pid $1) to exit after SIGTERM" dead "$1"; then
+		kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1"
+}
+
+# log_has FILE ERE
+log_has() {
+	grep -qE "$2" "$1"
+}
+
+# line_of FILE ERE: number of the first line matching, or nothing.
+line_of() {
+	grep -nE -m1 "$2" "$1" | cut -d: -f1
+}
+
+# show FILE PREFIX: the file's lines as diagnostics.
+show() {
+	[ -s "$1" ] || {
+		diag "$2 (empty)"
+		return
+	}
+	sed "s/^/# $2/" "$1"
+}
+
+result() {
+	if [ "$1" = ok ]; then
+		echo "ok $2 $3"
+	else
+		echo "not ok $2 $3"
+		failed=1
+	fi
+}
+
+start_ms=$(now_ms)
+echo "TAP version 13"
+echo "1..2"
+
+# --- keepalived -------------------------------------------------------------
+k=$W/keepalived
+mkdir -p "$k"
+klog=$k/log
+kok=ok
+kwhy=
+
+kfail() {
+	[ $kok = ok ] && kwhy=$1
+	kok=fail
+	diag "keepalived: $1"
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+k_settled() {
+	log_has "$klog" 'proc_events has confirmed it is configured|does not support proc events' ||
+		! alive "$kpid"
+}
+
+# The dummy driver, built in, creates dummy0; keepalived will not use lo.
+# It is made a multicast, ARP interface, as VRRP wants. /run is where
+# keepalived keeps its files (its configuration copy, without tmpfs).
+mkdir -p /run
+ip link set lo up
+ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy
+ip link set dummy0 multicast on arp on
+ip addr add 192.0.2.1/24 dev dummy0
+ip link set dummy0 up
+diag "$(ip -4 -o addr show dev dummy0 | sed 's/  */ /g; s/ *\\.*//')"
+
+if ! [ -x /usr/sbin/keepalived ]; then
+	kfail "/usr/sbin/keepalived is not staged"
+else
+	diag "keepalived $(/usr/sbin/keepalived --version 2>&1 | head -1)"
+	# -n: no daemon, -P: VRRP only, -l -G: log to stderr, not syslog,
+	# -D: detailed log (the subscription's confirmation needs it).
+	/usr/sbin/keepalived -n -P -l -G -D -f "$HERE/keepalived.conf" \
+		-p "$k/keepalived.pid" -r "$k/vrrp.pid" >"$klog" 2>&1 &
+	kpid=$!
+	# The subscription's ack: confirmed, or 100 ms later the warning.
+	if wait_for "keepalived to confirm its proc_events subscription" k_settled; then
+		alive "$kpid" || kfail "keepalived exited at startup: $(tail -1 "$klog")"
+		log_has "$klog" 'proc_events has confirmed it is configured' ||
+			kfail "no 'proc_events has confirmed it is configured'"
+	else
+		kfail "keepalived did not get going"
+	fi
+	# Without the confirmation, still see whether the tracking works.
+	if alive "$kpid" && log_has "$klog" 'proc_events has confirmed|does not support proc events'; then
+		/bin/busybox sleep 3141 &
+		wpid=$!
+		diag "keepalived: started the tracked process, pid $wpid"
+		wait_for "keepalived to gain the tracked process's quorum" log_has "$klog" \
+			'Quorum gained for tracked process cn_proc_workload' ||
+			kfail "the tracked process going up was not seen"
+		kill -TERM "$wpid"
+		{ wait "$wpid"; } 2>/dev/null
+		diag "keepalived: killed the tracked process"
+		wait_for "keepalived to lose the tracked process's quorum" log_has "$klog" \
+			'Quorum lost for tracked process cn_proc_workload' ||
+			kfail "the tracked process going down was not seen"
+	fi
+	if alive "$kpid"; then
+		stop "$kpid" keepalived
+		krc=$?
+		diag "keepalived: exit status $krc after SIGTERM"
+		[ $krc = 0 ] || kfail "keepalived exited $krc"
+		log_has "$klog" '^.*: Stopped Keepalived' ||
+			kfail "no 'Stopped Keepalived' line: not a clean stop"
+	else
+		wait "$kpid"
+		kfail "keepalived had exited by itself, status $?"
+	fi
+	gained=$(line_of "$klog" 'Quorum gained for tracked process cn_proc_workload')
+	lost=$(line_of "$klog" 'Quorum lost for tracked process cn_proc_workload')
+	[ -z "$gained" ] || [ -z "$lost" ] || [ "$gained" -lt "$lost" ] ||
+		kfail "quorum lost (line $lost) before it was gained (line $gained)"
+	! log_has "$klog" 'does not support proc events' ||
+		kfail "keepalived says the kernel does not support proc events (it took no ack)"
+	! log_has "$klog" 'Missed -?[0-9]+ messages' ||
+		kfail "keepalived missed messages"
+	show "$klog" "keepalived: "
+fi
+[ $kok = ok ] || diag "keepalived: FAIL: $kwhy"
+result $kok 1 keepalived
+
+# --- extrace ----------------------------------------------------------------
+e=$W/extrace
+mkdir -p "$e"
+eout=$e/out
+eerr=$e/err
+eok=ok
+ewhy=
+
+efail() {
+	[ $eok = ok ] && ewhy=$1
+	eok=fail
+	diag "extrace: $1"
+}
+
+# probe: an exec that extrace reports once it listens. The probe lives
+# 100 ms so that extrace can read its /proc entry.
+# shellcheck disable=SC2317 # called through wait_for
+probe() {
+	alive "$epid" || return 0
+	/bin/busybox sleep 0.1
+	log_has "$eout" '^ *[0-9]+\+ /bin/busybox sleep 0\.1$'
+}
+
+if ! [ -x /usr/bin/extrace ]; then
+	efail "/usr/bin/extrace is not staged"
+else
+	: >"$eout"
+	/usr/bin/extrace -t -o "$eout" 2>"$eerr" &
+	epid=$!
+	if wait_for "extrace to report an exec" probe && alive "$epid"; then
+		# The workload lives between t0 and t1 on the stamps' clock: t1 is
+		# read once extrace has shown the exit, so after it was stamped.
+		t0=$(mono_ns)
+		/bin/busybox sleep 0.3 &
+		spid=$!
+		wait "$spid"
+		wait_for "extrace to report pid $spid's exit" log_has "$eout" "^ *$spid- " ||
+			efail "no exit line for the workload"
+		t1=$(mono_ns)
+		diag "extrace: workload /bin/busybox sleep 0.3 was pid $spid"
+		start=$(grep -E "^ *$spid\+ " "$eout")
+		end=$(grep -E "^ *$spid- " "$eout")
+		diag "extrace: $start"
+		diag "extrace: $end"
+		echo "$start" | grep -qE "^ *$spid\+ /bin/busybox sleep 0\.3$" ||
+			efail "no exec line for the workload"
+		t=$(echo "$end" | sed -n 's/.* exited status=0 time=\([0-9]*\.[0-9][0-9][0-9]\)s$/\1/p')
+		if [ -z "$t" ] || [ -z "$t0" ] || [ -z "$t1" ]; then
+			efail "no 'exited status=0 time=S.SSSs' for the workload (or no /proc/timer_list)"
+		else
+			ms=${t%.*}${t#*.}
+			while [ "${ms#0}" != "$ms" ] && [ ${#ms} -gt 1 ]; do ms=${ms#0}; done
+			# The window in ms, rounded up, plus extrace's rounding.
+			win=$(((t1 - t0 + 999999) / 1000000 + 1))
+			diag "extrace: exec to exit ${ms} ms: sleep 300 ms + $((ms - 300)); the shell saw it within a window of $((win - 1)) ms"
+			if [ "$ms" -lt 299 ] || [ "$ms" -gt "$win" ]; then
+				efail "exec to exit is ${t}s: not in [0.299 s, ${win} ms], the sleep and the window around it"
+			fi
+		fi
+	else
+		efail "extrace reported nothing"
+	fi
+	if alive "$epid"; then
+		stop "$epid" extrace
+		diag "extrace: exit status $? after SIGTERM"
+	else
+		wait "$epid"
+		efail "extrace had exited by itself, status $?"
+	fi
+	! log_has "$eerr" 'out of order' ||
+		efail "extrace reports out-of-order (or lost) messages"
+	! log_has "$eerr" 'overflowed' ||
+		efail "extrace's pid table overflowed"
+	diag "extrace: $(wc -l <"$eout") lines of output, $(grep -cE '\+ /bin/busybox sleep 0\.1$' "$eout") probes"
+	show "$eerr" "extrace stderr: "
+fi
+[ $eok = ok ] || diag "extrace: FAIL: $ewhy"
+result $eok 2 extrace
+
+end_ms=$(now_ms)
+diag "cn_proc-clients: $(((end_ms - start_ms) / 1000)).$(((end_ms - start_ms) % 1000 / 100)) s"
+exit $failed
