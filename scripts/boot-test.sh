@@ -65,24 +65,15 @@ test_line() {
 		tee "$results/table.md"
 }
 
-# Each line in a process of its own, so that one line's failure does not
-# keep the others from being tested.
 main() {
-	local line lines failed=()
 	if [ "${1:-}" = --line ]; then
 		test_line "$2"
 		return
 	fi
 	check_configs
-	mapfile -t lines < <(selected_lines)
-	stage "setup" "$S/setup.sh"
 	rm -f "$OUT/accel"
-	for line in "${lines[@]}"; do
-		bash "$0" --line "$line" || failed+=("$line")
-	done
 	echo "logs: $LOGS; results: $OUT/LINE/results/"
-	[ ${#failed[@]} -eq 0 ] || die "boot test failed for: ${failed[*]}"
-	echo "boot test: every boot as expected (${lines[*]})"
+	each_line "boot test"
 }
 
 main "$@"

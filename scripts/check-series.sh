@@ -158,21 +158,12 @@ check_line() {
 	echo "$LINE: static checks clean"
 }
 
-# Each line in a process of its own, so that one line's failure does not
-# keep the others from being checked.
 main() {
-	local line lines failed=()
 	if [ "${1:-}" = --line ]; then
 		check_line "$2"
-		return
+	else
+		each_line "static checks"
 	fi
-	mapfile -t lines < <(selected_lines)
-	stage "setup" "$S/setup.sh"
-	for line in "${lines[@]}"; do
-		bash "$0" --line "$line" || failed+=("$line")
-	done
-	[ ${#failed[@]} -eq 0 ] || die "static checks failed for: ${failed[*]}"
-	echo "static checks: clean for ${lines[*]}"
 }
 
 main "$@"

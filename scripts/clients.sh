@@ -18,17 +18,10 @@
 # staged, so a rerun after a failure starts afresh; a rerun with the same
 # scripts and guest files keeps it (DEST.stamp; remove it to restage, e.g.
 # after a point release).
-set -euo pipefail
-
-me=clients.sh
-die() {
-	echo "$me: $*" >&2
-	exit 1
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 [ $# -eq 1 ] || die "usage: clients.sh DEST"
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
 dest=$(realpath -m "$1")
 suite=${CLIENTS_SUITE:-bookworm}
 triplet=x86_64-linux-gnu
@@ -44,8 +37,8 @@ exec 9>"$dest.lock"
 flock 9
 # Staged already from the same inputs: nothing to do. (DEST.stamp, beside
 # DEST so that it stays out of the guest.)
-stamp=$(cat "$here/clients.sh" "$here/debs.sh" "$top/tests/clients/run.sh" \
-	"$top/tests/clients/keepalived.conf" <(echo "$suite") | sha256sum | cut -c1-16)
+stamp=$(cat "$S/clients.sh" "$S/debs.sh" "$TOP/tests/clients/run.sh" \
+	"$TOP/tests/clients/keepalived.conf" <(echo "$suite") | sha256sum | cut -c1-16)
 if [ "$(cat "$dest.stamp" 2>/dev/null)" = "$stamp" ] &&
 	[ -x "$dest/usr/sbin/keepalived" ] && [ -x "$dest/usr/bin/extrace" ]; then
 	echo "$dest is up to date"
@@ -62,7 +55,7 @@ declare -A lib=()      # soname -> the file staged for it
 # fetch PKG...: download the packages and unpack each into its own tree.
 fetch() {
 	local out deb name
-	out=$("$here/debs.sh" "$suite" "$work/debs" "$@") || exit 1
+	out=$("$S/debs.sh" "$suite" "$work/debs" "$@") || exit 1
 	while read -r deb; do
 		name=$(dpkg-deb -f "$deb" Package)
 		mkdir -p "$work/pkg/$name"
@@ -160,8 +153,8 @@ for c in "${clients[@]}"; do
 	ln -sfn "$(realpath -m --relative-to="$stage$(dirname "$ld")" "$stage/usr/lib/$triplet/$so")" "$stage$ld"
 done
 
-install -D -m 0755 "$top/tests/clients/run.sh" "$stage/clients/run.sh"
-install -D -m 0644 "$top/tests/clients/keepalived.conf" "$stage/clients/keepalived.conf"
+install -D -m 0755 "$TOP/tests/clients/run.sh" "$stage/clients/run.sh"
+install -D -m 0644 "$TOP/tests/clients/keepalived.conf" "$stage/clients/keepalived.conf"
 
 rm -rf "$dest"
 mv "$stage" "$dest"

@@ -19,13 +19,8 @@
 # An unreachable mirror (when something must be fetched) or a missing
 # package ends the script with one line on stderr and exit status 1,
 # before anything is written to DEST.
-set -euo pipefail
-
-me=debs.sh
-die() {
-	echo "$me: $*" >&2
-	exit 1
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 [ $# -ge 3 ] || die "usage: debs.sh SUITE DEST PKG..."
 suite=$1 dest=$2

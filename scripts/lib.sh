@@ -81,6 +81,20 @@ selected_lines() {
 	esac
 }
 
+# each_line WHAT: run this script again for each selected line, as
+# "SCRIPT --line LINE", each in a process of its own, so that one line's
+# failure does not keep the others from running.
+each_line() {
+	local what=$1 line lines failed=()
+	mapfile -t lines < <(selected_lines)
+	stage "setup" "$S/setup.sh"
+	for line in "${lines[@]}"; do
+		bash "$0" --line "$line" || failed+=("$line")
+	done
+	[ ${#failed[@]} -eq 0 ] || die "$what failed for: ${failed[*]}"
+	echo "$what: passed for ${lines[*]}"
+}
+
 series_dir() {
 	echo "$TOP/$(line_field "$1" 4)"
 }
