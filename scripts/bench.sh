@@ -4,8 +4,8 @@
 # side in one run (make bench), on the newest line's default kernels. In
 # order:
 #   1. the harness's own cost: a cold build of the default patched kernel
-#      in a scratch directory (ccache off), its rebuild after touching
-#      cn_proc.c, and one boot of the patched kernel to the selftest result;
+#      in a scratch directory, its rebuild after touching cn_proc.c, and
+#      one boot of the patched kernel to the selftest result;
 #   2. three boots of the microbenchmark kernel (the series plus
 #      tests/bench/ordered_ns_bench.c built in): ns per call of
 #      ktime_get_ordered_ns() and ktime_get_ns(), with one cpu calling and
@@ -65,10 +65,10 @@ build_cost() {
 	mkdir -p "$build"
 	cp "$LOUT/build/default/.config" "$build/.config"
 	tree_patched
-	CCACHE_DISABLE=1 measure cold_build "$LOGS/bench-cold-build.log" \
+	measure cold_build "$LOGS/bench-cold-build.log" \
 		kmake "$TREE" "$build" x86_64 "$(basename "$KERNEL_IMAGE")"
 	touch "$TREE/drivers/connector/cn_proc.c"
-	CCACHE_DISABLE=1 measure cn_proc_rebuild "$LOGS/bench-cn_proc-rebuild.log" \
+	measure cn_proc_rebuild "$LOGS/bench-cn_proc-rebuild.log" \
 		kmake "$TREE" "$build" x86_64 "$(basename "$KERNEL_IMAGE")"
 	rm -rf "$build"
 }
@@ -117,7 +117,7 @@ main() {
 	rm -rf "$BENCH"
 	mkdir -p "$BENCH"
 	if [ "$BENCH_COST" != no ]; then
-		stage "cold build and cn_proc.c rebuild (scratch directory, no ccache)" build_cost
+		stage "cold build and cn_proc.c rebuild (scratch directory)" build_cost
 		stage "boot to result (patched, -smp $CPUS, KUnit and selftest)" boot_cost
 	fi
 	for i in $(seq "$MICRO_BOOTS"); do

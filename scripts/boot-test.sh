@@ -72,6 +72,8 @@ main() {
 	fi
 	check_configs
 	rm -f "$OUT/accel"
+	# For RESULTS: the commit these boots come from.
+	git -C "$TOP" describe --always --dirty >"$OUT/commit" 2>/dev/null || echo unknown >"$OUT/commit"
 	echo "logs: $LOGS; results: $OUT/LINE/results/"
 	each_line "boot test"
 }

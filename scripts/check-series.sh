@@ -95,28 +95,62 @@ warnings_of() {
 		sort -u || true
 }
 
+# What a check build's result depends on; an unchanged id means the
+# cached log and warnings (paths relative to the tree) are the result.
+check_id() {
+	local build=$1 variant=$2 arch=$3
+	{
+		cat "$LOUT/tree.id" "$build/.config"
+		# shellcheck source=/dev/null
+		(. "$TOP/configs/arch/$arch.conf" && "${CROSS_COMPILE:-}gcc" --version | head -1)
+		sparse --version 2>/dev/null || true
+		declare -f kmake check_build
+		[ "$variant" = base ] || series_digest "$SERIES"
+	} | sha256sum | cut -c1-16
+}
+
 # check_build ARCH FLAVOUR VARIANT: sparse and W=1 on the touched objects
 # that the configuration builds. x86_64 uses the boot test's build
-# directory of the flavour, the others their own.
+# directory of the flavour, the others their own. Logs are kept in
+# $CACHE/checks by their id, so that an unchanged check is not rebuilt.
 check_build() {
-	local arch=$1 flavour=$2 variant=$3 build objs=() o
+	local arch=$1 flavour=$2 variant=$3 build objs=() o id what
 	local log=$LOGS/$LINE/check-$arch-$flavour-$variant.log
 	build=$LOUT/build/$flavour
 	[ "$arch" = x86_64 ] || build=$LOUT/check/$arch-$flavour
 	"$S/config.sh" "$TREE" "$build" "$arch" "$flavour" >/dev/null
 	for o in $(series_files "$SERIES" | sed -n 's/\.c$/.o/p'); do
 		# cn_proc.o is built only with CONFIG_PROC_EVENTS and so on.
-		if grep -q "$(basename "$o")" "$TREE/$(dirname "$o")/Makefile"; then
-			rm -f "$build/$o"
-			objs+=("$o")
-		fi
+		! grep -q "$(basename "$o")" "$TREE/$(dirname "$o")/Makefile" || objs+=("$o")
+	done
+	what="$arch $flavour $variant: ${objs[*]##*/}"
+	id=$(check_id "$build" "$variant" "$arch")
+	if [ -f "$CACHE/checks/$id/log" ]; then
+		cp "$CACHE/checks/$id/log" "$log"
+		cp "$CACHE/checks/$id/warnings" "$log.warnings"
+		check_notes "$what" "$log" "(from the cache, $id)"
+		return
+	fi
+	for o in "${objs[@]}"; do
+		rm -f "$build/$o"
 	done
 	kmake "$TREE" "$build" "$arch" C=2 W=1 "${objs[@]}" >"$log" 2>&1 || {
 		grep -E 'error' "$log" | head -10 >&2
 		die "$arch $flavour $variant: ${objs[*]} did not build, see $log"
 	}
 	warnings_of "$log" >"$log.warnings"
-	note "$arch $flavour $variant: ${objs[*]##*/}: $(wc -l <"$log.warnings") warnings"
+	check_notes "$what" "$log" ""
+	mkdir -p "$CACHE/checks/$id.$$"
+	cp "$log" "$CACHE/checks/$id.$$/log"
+	cp "$log.warnings" "$CACHE/checks/$id.$$/warnings"
+	mv -T "$CACHE/checks/$id.$$" "$CACHE/checks/$id" 2>/dev/null ||
+		rm -rf "$CACHE/checks/$id.$$"
+}
+
+# check_notes WHAT LOG SUFFIX: what a check build found.
+check_notes() {
+	local log=$2
+	note "$1: $(wc -l <"$log.warnings") warnings${3:+ $3}"
 	# Kbuild says so and goes on without sparse when it is too old.
 	! grep -q 'C=2 specified, but' "$log" ||
 		note "NOTE: $(sparse --version 2>/dev/null || echo sparse) cannot check this tree: W=1 only"

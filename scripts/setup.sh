@@ -3,8 +3,7 @@
 # setup.sh: install the Debian packages the harness needs (as root), or
 # print the exact apt-get line that would. gcc-12-multilib, not
 # gcc-multilib, which conflicts with the ARM cross-compiler. The kernel
-# sources are not
-# installed: source.sh fetches them into the cache.
+# sources are not installed: source.sh fetches them into the cache.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 

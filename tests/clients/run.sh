@@ -108,11 +108,26 @@ show() {
 	sed "s/^/# $2/" "$1"
 }
 
-result() {
-	if [ "$1" = ok ]; then
-		echo "ok $2 $3"
+# begin NAME: the checks of one client start; fail WHY marks it failed and
+# keeps the first reason; finish N ends it with KTAP result N.
+begin() {
+	client=$1
+	verdict=ok
+	why=
+}
+
+fail() {
+	[ $verdict = ok ] && why=$1
+	verdict=fail
+	diag "$client: $1"
+}
+
+finish() {
+	if [ $verdict = ok ]; then
+		echo "ok $1 $client"
 	else
-		echo "not ok $2 $3"
+		diag "$client: FAIL: $why"
+		echo "not ok $1 $client"
 		failed=1
 	fi
 }
@@ -125,14 +140,7 @@ echo "1..2"
 k=$W/keepalived
 mkdir -p "$k"
 klog=$k/log
-kok=ok
-kwhy=
-
-kfail() {
-	[ $kok = ok ] && kwhy=$1
-	kok=fail
-	diag "keepalived: $1"
-}
+begin keepalived
 
 # shellcheck disable=SC2317 # called through wait_for
 k_settled() {
@@ -152,7 +160,7 @@ ip link set dummy0 up
 diag "$(ip -4 -o addr show dev dummy0 | sed 's/  */ /g; s/ *\\.*//')"
 
 if ! [ -x /usr/sbin/keepalived ]; then
-	kfail "/usr/sbin/keepalived is not staged"
+	fail "/usr/sbin/keepalived is not staged"
 else
 	diag "keepalived $(/usr/sbin/keepalived --version 2>&1 | head -1)"
 	# -n: no daemon, -P: VRRP only, -l -G: log to stderr, not syslog,
@@ -162,11 +170,11 @@ else
 	kpid=$!
 	# The subscription's ack: confirmed, or 100 ms later the warning.
 	if wait_for "keepalived to confirm its proc_events subscription" k_settled; then
-		alive "$kpid" || kfail "keepalived exited at startup: $(tail -1 "$klog")"
+		alive "$kpid" || fail "keepalived exited at startup: $(tail -1 "$klog")"
 		log_has "$klog" 'proc_events has confirmed it is configured' ||
-			kfail "no 'proc_events has confirmed it is configured'"
+			fail "no 'proc_events has confirmed it is configured'"
 	else
-		kfail "keepalived did not get going"
+		fail "keepalived did not get going"
 	fi
 	# Without the confirmation, still see whether the tracking works.
 	if alive "$kpid" && log_has "$klog" 'proc_events has confirmed|does not support proc events'; then
@@ -175,51 +183,43 @@ else
 		diag "keepalived: started the tracked process, pid $wpid"
 		wait_for "keepalived to gain the tracked process's quorum" log_has "$klog" \
 			'Quorum gained for tracked process cn_proc_workload' ||
-			kfail "the tracked process going up was not seen"
+			fail "the tracked process going up was not seen"
 		kill -TERM "$wpid"
 		{ wait "$wpid"; } 2>/dev/null
 		diag "keepalived: killed the tracked process"
 		wait_for "keepalived to lose the tracked process's quorum" log_has "$klog" \
 			'Quorum lost for tracked process cn_proc_workload' ||
-			kfail "the tracked process going down was not seen"
+			fail "the tracked process going down was not seen"
 	fi
 	if alive "$kpid"; then
 		stop "$kpid" keepalived
 		krc=$?
 		diag "keepalived: exit status $krc after SIGTERM"
-		[ $krc = 0 ] || kfail "keepalived exited $krc"
+		[ $krc = 0 ] || fail "keepalived exited $krc"
 		log_has "$klog" '^.*: Stopped Keepalived' ||
-			kfail "no 'Stopped Keepalived' line: not a clean stop"
+			fail "no 'Stopped Keepalived' line: not a clean stop"
 	else
 		wait "$kpid"
-		kfail "keepalived had exited by itself, status $?"
+		fail "keepalived had exited by itself, status $?"
 	fi
 	gained=$(line_of "$klog" 'Quorum gained for tracked process cn_proc_workload')
 	lost=$(line_of "$klog" 'Quorum lost for tracked process cn_proc_workload')
 	[ -z "$gained" ] || [ -z "$lost" ] || [ "$gained" -lt "$lost" ] ||
-		kfail "quorum lost (line $lost) before it was gained (line $gained)"
+		fail "quorum lost (line $lost) before it was gained (line $gained)"
 	! log_has "$klog" 'does not support proc events' ||
-		kfail "keepalived says the kernel does not support proc events (it took no ack)"
+		fail "keepalived says the kernel does not support proc events (it took no ack)"
 	! log_has "$klog" 'Missed -?[0-9]+ messages' ||
-		kfail "keepalived missed messages"
+		fail "keepalived missed messages"
 	show "$klog" "keepalived: "
 fi
-[ $kok = ok ] || diag "keepalived: FAIL: $kwhy"
-result $kok 1 keepalived
+finish 1
 
 # --- extrace ----------------------------------------------------------------
 e=$W/extrace
 mkdir -p "$e"
 eout=$e/out
 eerr=$e/err
-eok=ok
-ewhy=
-
-efail() {
-	[ $eok = ok ] && ewhy=$1
-	eok=fail
-	diag "extrace: $1"
-}
+begin extrace
 
 # probe: an exec that extrace reports once it listens. The probe lives
 # 100 ms so that extrace can read its /proc entry.
@@ -231,7 +231,7 @@ probe() {
 }
 
 if ! [ -x /usr/bin/extrace ]; then
-	efail "/usr/bin/extrace is not staged"
+	fail "/usr/bin/extrace is not staged"
 else
 	: >"$eout"
 	/usr/bin/extrace -t -o "$eout" 2>"$eerr" &
@@ -244,7 +244,7 @@ else
 		spid=$!
 		wait "$spid"
 		wait_for "extrace to report pid $spid's exit" log_has "$eout" "^ *$spid- " ||
-			efail "no exit line for the workload"
+			fail "no exit line for the workload"
 		t1=$(mono_ns)
 		diag "extrace: workload /bin/busybox sleep 0.3 was pid $spid"
 		start=$(grep -E "^ *$spid\+ " "$eout")
@@ -252,10 +252,10 @@ else
 		diag "extrace: $start"
 		diag "extrace: $end"
 		echo "$start" | grep -qE "^ *$spid\+ /bin/busybox sleep 0\.3$" ||
-			efail "no exec line for the workload"
+			fail "no exec line for the workload"
 		t=$(echo "$end" | sed -n 's/.* exited status=0 time=\([0-9]*\.[0-9][0-9][0-9]\)s$/\1/p')
 		if [ -z "$t" ] || [ -z "$t0" ] || [ -z "$t1" ]; then
-			efail "no 'exited status=0 time=S.SSSs' for the workload (or no /proc/timer_list)"
+			fail "no 'exited status=0 time=S.SSSs' for the workload (or no /proc/timer_list)"
 		else
 			ms=${t%.*}${t#*.}
 			while [ "${ms#0}" != "$ms" ] && [ ${#ms} -gt 1 ]; do ms=${ms#0}; done
@@ -263,28 +263,27 @@ else
 			win=$(((t1 - t0 + 999999) / 1000000 + 1))
 			diag "extrace: exec to exit ${ms} ms: sleep 300 ms + $((ms - 300)); the shell saw it within a window of $((win - 1)) ms"
 			if [ "$ms" -lt 299 ] || [ "$ms" -gt "$win" ]; then
-				efail "exec to exit is ${t}s: not in [0.299 s, ${win} ms], the sleep and the window around it"
+				fail "exec to exit is ${t}s: not in [0.299 s, ${win} ms], the sleep and the window around it"
 			fi
 		fi
 	else
-		efail "extrace reported nothing"
+		fail "extrace reported nothing"
 	fi
 	if alive "$epid"; then
 		stop "$epid" extrace
 		diag "extrace: exit status $? after SIGTERM"
 	else
 		wait "$epid"
-		efail "extrace had exited by itself, status $?"
+		fail "extrace had exited by itself, status $?"
 	fi
 	! log_has "$eerr" 'out of order' ||
-		efail "extrace reports out-of-order (or lost) messages"
+		fail "extrace reports out-of-order (or lost) messages"
 	! log_has "$eerr" 'overflowed' ||
-		efail "extrace's pid table overflowed"
+		fail "extrace's pid table overflowed"
 	diag "extrace: $(wc -l <"$eout") lines of output, $(grep -cE '\+ /bin/busybox sleep 0\.1$' "$eout") probes"
 	show "$eerr" "extrace stderr: "
 fi
-[ $eok = ok ] || diag "extrace: FAIL: $ewhy"
-result $eok 2 extrace
+finish 2
 
 end_ms=$(now_ms)
 diag "cn_proc-clients: $(((end_ms - start_ms) / 1000)).$(((end_ms - start_ms) % 1000 / 100)) s"
