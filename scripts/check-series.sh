@@ -98,9 +98,12 @@ warnings_of() {
 # What a check build's result depends on; an unchanged id means the
 # cached log and warnings (paths relative to the tree) are the result.
 check_id() {
-	local build=$1 variant=$2 arch=$3
+	local arch=$1 flavour=$2 variant=$3
 	{
-		cat "$LOUT/tree.id" "$build/.config"
+		# What config.sh makes the .config from.
+		cat "$LOUT/tree.id" "$S/config.sh" "$TOP/configs/common.config" \
+			"$TOP/configs/arch/$arch.config" "$TOP/configs/flavours/$flavour.config" \
+			"$TOP/tools/testing/selftests/cn_proc/config"
 		# shellcheck source=/dev/null
 		(. "$TOP/configs/arch/$arch.conf" && "${CROSS_COMPILE:-}gcc" --version | head -1)
 		sparse --version 2>/dev/null || true
@@ -118,19 +121,19 @@ check_build() {
 	local log=$LOGS/$LINE/check-$arch-$flavour-$variant.log
 	build=$LOUT/build/$flavour
 	[ "$arch" = x86_64 ] || build=$LOUT/check/$arch-$flavour
-	"$S/config.sh" "$TREE" "$build" "$arch" "$flavour" >/dev/null
 	for o in $(series_files "$SERIES" | sed -n 's/\.c$/.o/p'); do
 		# cn_proc.o is built only with CONFIG_PROC_EVENTS and so on.
 		! grep -q "$(basename "$o")" "$TREE/$(dirname "$o")/Makefile" || objs+=("$o")
 	done
 	what="$arch $flavour $variant: ${objs[*]##*/}"
-	id=$(check_id "$build" "$variant" "$arch")
+	id=$(check_id "$arch" "$flavour" "$variant")
 	if [ -f "$CACHE/checks/$id/log" ]; then
 		cp "$CACHE/checks/$id/log" "$log"
 		cp "$CACHE/checks/$id/warnings" "$log.warnings"
 		check_notes "$what" "$log" "(from the cache, $id)"
 		return
 	fi
+	"$S/config.sh" "$TREE" "$build" "$arch" "$flavour" >/dev/null
 	for o in "${objs[@]}"; do
 		rm -f "$build/$o"
 	done
