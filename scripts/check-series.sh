@@ -143,11 +143,11 @@ check_build() {
 	}
 	warnings_of "$log" >"$log.warnings"
 	check_notes "$what" "$log" ""
-	mkdir -p "$CACHE/checks/$id.$$"
-	cp "$log" "$CACHE/checks/$id.$$/log"
-	cp "$log.warnings" "$CACHE/checks/$id.$$/warnings"
-	mv -T "$CACHE/checks/$id.$$" "$CACHE/checks/$id" 2>/dev/null ||
-		rm -rf "$CACHE/checks/$id.$$"
+	rm -rf "$log.cache"
+	mkdir -p "$log.cache"
+	cp "$log" "$log.cache/log"
+	cp "$log.warnings" "$log.cache/warnings"
+	cache_put "$log.cache" checks "$id"
 }
 
 # check_notes WHAT LOG SUFFIX: what a check build found.

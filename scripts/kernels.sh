@@ -69,14 +69,10 @@ build_image() {
 	note "$LINE $flavour $variant: $(grep -cE '^  (CC|AS|LD|AR)' "$log") objects rebuilt"
 	id=$(image_id "$flavour" "$variant")
 	rm -rf "$dest"
-	mkdir -p "$dest" "$CACHE/kernels"
+	mkdir -p "$dest"
 	cp "$build/$KERNEL_IMAGE" "$dest/bzImage"
 	echo "$id" >"$dest/id"
-	if [ ! -d "$CACHE/kernels/$id" ]; then
-		cp -r "$dest" "$CACHE/kernels/$id.$$"
-		mv -T "$CACHE/kernels/$id.$$" "$CACHE/kernels/$id" 2>/dev/null ||
-			rm -rf "$CACHE/kernels/$id.$$"
-	fi
+	cache_put "$dest" kernels "$id"
 }
 
 # build_kernels LINE FLAVOUR/VARIANT...: build what is missing, base

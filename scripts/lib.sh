@@ -122,6 +122,16 @@ series_digest() {
 	done | sha256sum | cut -c1-16
 }
 
+# cache_put DIR KIND ID: DIR's files into $CACHE/KIND/ID, whole or not
+# at all, so that concurrent runs and interrupted ones leave no half entry.
+cache_put() {
+	local dest=$CACHE/$2/$3
+	[ ! -d "$dest" ] || return 0
+	mkdir -p "$CACHE/$2"
+	cp -r "$1" "$dest.$$"
+	mv -T "$dest.$$" "$dest" 2>/dev/null || rm -rf "$dest.$$"
+}
+
 # kmake TREE BUILD_DIR ARCH_NAME MAKE-ARGS...: make in an out-of-tree
 # build directory for one of configs/arch/. A subshell, so that one
 # architecture's settings do not leak into the next.
