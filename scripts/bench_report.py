@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench_report.py DIR PAIRS CPUS STORM_ARGS ACCEL STORM_ACCEL CANDIDATE JOBS:
+"""bench_report.py DIR PAIRS CPUS STORM_ARGS ACCEL CANDIDATE JOBS MODE...:
 make bench's tables.
 
 Reads DIR/costs, the microbenchmark boots' serial logs DIR/micro-N.log and the
-storm boots' logs DIR/storm-PAIR-VARIANT.log; VARIANT is base or CANDIDATE
-(patched, or slow). Exits 1, saying why, when a
-log lacks its results or holds a kernel report (see results.py), or
-when the clocksource left the TSC during the microbenchmark. The
-last line is the median of the pairs' ratios CANDIDATE/base events/s.
+storm boots' logs DIR/storm-NAME-PAIR-VARIANT.log, for each MODE, given as
+NAME|ACCEL|QEMU_EXTRA; VARIANT is base or CANDIDATE (patched, or
+slow-helper). Exits 1, saying why, when a log lacks its results or holds a
+kernel report (see results.py), or when the clocksource left the TSC during
+the microbenchmark. The last lines are, per mode, the median of the pairs'
+ratios CANDIDATE/base events/s.
 """
 import os
 import re
@@ -101,16 +102,17 @@ def storm_rate(path):
     fail(f'{path}: no storm result')
 
 
-def storm(d, pairs, cpus, args, accel, cand):
-    print(f'Fork/exec/exit storm, one listener (cn_proc_storm {args}; -smp {cpus}, '
+def storm(d, name, pairs, cpus, args, accel, cand):
+    """One mode's table; returns the median, min and max of its ratios."""
+    print(f'Fork/exec/exit storm, {name}, one listener (cn_proc_storm {args}; -smp {cpus}, '
           f'-accel {accel}); events/s is the median of the rounds of one boot:')
     print()
     print(f'| pair | first   | base events/s | {cand + " events/s":>16} | {"ratio " + cand + "/base":>18} | losses (ENOBUFS) |')
     print('|------|---------|---------------|------------------|--------------------|------------------|')
     ratios = []
     for p in range(1, pairs + 1):
-        base, base_lost = storm_rate(os.path.join(d, f'storm-{p}-base.log'))
-        patched, patched_lost = storm_rate(os.path.join(d, f'storm-{p}-{cand}.log'))
+        base, base_lost = storm_rate(os.path.join(d, f'storm-{name}-{p}-base.log'))
+        patched, patched_lost = storm_rate(os.path.join(d, f'storm-{name}-{p}-{cand}.log'))
         if not base or not patched:
             fail(f'pair {p}: a kernel reached 0 events/s')
         ratios.append(patched / base)
@@ -118,15 +120,20 @@ def storm(d, pairs, cpus, args, accel, cand):
         print(f'| {p:<4} | {first:<7} | {base:13.1f} | {patched:16.1f} | {ratios[-1]:18.4f} | '
               f'{base_lost} / {patched_lost:<12} |')
     print()
-    print(f'ratio {cand}/base events/s: {statistics.median(ratios):.4f} '
-          f'(min {min(ratios):.4f}, max {max(ratios):.4f})')
+    return statistics.median(ratios), min(ratios), max(ratios)
 
 
 def main():
-    d, pairs, cpus, args, accel, storm_accel, cand, jobs = sys.argv[1:9]
+    d, pairs, cpus, args, accel, cand, jobs = sys.argv[1:8]
+    modes = [m.split('|') for m in sys.argv[8:]]
+    if not modes:
+        fail('no storm mode given')
     costs(d, jobs)
     micro(d, cpus, accel)
-    storm(d, int(pairs), cpus, args, storm_accel, cand)
+    summary = [(name, storm(d, name, int(pairs), cpus, args, f'{acc} {extra}'.strip(), cand))
+               for name, acc, extra in modes]
+    for name, (med, lo, hi) in summary:
+        print(f'ratio {cand}/base events/s, {name}: {med:.4f} (min {lo:.4f}, max {hi:.4f})')
 
 
 if __name__ == '__main__':
