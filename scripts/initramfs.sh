@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh LINE: the test initramfs of a line, $OUT/LINE/initramfs.cpio.gz:
-# a static busybox, tests/init, the selftest built statically 64- and
-# 32-bit from its place in the line's patched tree against that tree's uapi
-# headers, make bench's event storm, and the real clients (clients.sh).
+# a static busybox, tests/init and its console_drain, the selftest built
+# statically 64- and 32-bit from its place in the line's patched tree
+# against that tree's uapi headers, make bench's event storm, and the real
+# clients (clients.sh).
 # shellcheck source=tree.sh
 . "$(dirname "$0")/tree.sh"
 
@@ -30,6 +31,8 @@ done
 gcc -Wall -O2 -static -isystem "$hdrs" -o "$bin/cn_proc_storm" \
 	"$TOP/tests/bench/cn_proc_storm.c" >"$LOGS/$LINE/storm.log" 2>&1 ||
 	die "cn_proc_storm build failed, see $LOGS/$LINE/storm.log"
+gcc -Wall -O2 -static -o "$bin/console_drain" "$TOP/tests/console_drain.c" ||
+	die "console_drain build failed"
 
 "$S/clients.sh" "$OUT/clients" >"$LOGS/clients.log" 2>&1 ||
 	die "could not stage the real clients, see $LOGS/clients.log"
@@ -46,7 +49,7 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$bin/64/cn_proc_test" "$root/bin/cn_proc_test"
 cp "$bin/32/cn_proc_test" "$root/bin/cn_proc_test32"
-cp "$bin/cn_proc_storm" "$root/bin/cn_proc_storm"
+cp "$bin/cn_proc_storm" "$bin/console_drain" "$root/bin/"
 cp "$TOP/tests/init" "$root/init"
 chmod +x "$root/init"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -6n) \
