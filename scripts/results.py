@@ -142,17 +142,13 @@ def part_problems(res, part):
     return why
 
 
-def failed_checks(res):
-    return {k for k, v in res['checks'].items() if v == 'FAIL'}
-
-
 def verdict(res, expect, series=True):
     """Empty if the boot ended as expected, else why not."""
     why = problems(res, series)
     listed = [] if expect == 'pass' else expect.split(':', 1)[1].split(',')
     must = {c for c in listed if not c.endswith('?')}
     may = {c[:-1] for c in listed if c.endswith('?')}
-    got = failed_checks(res)
+    got = {k for k, v in res['checks'].items() if v == 'FAIL'}
     why += [f'{c}, expected, is no check of this boot' for c in sorted((must | may) - set(res['checks']))]
     why += [f'{c} failed' for c in sorted(got - must - may)]
     why += [f'{c} did not fail' for c in sorted(must - got)]
