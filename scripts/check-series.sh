@@ -5,7 +5,8 @@
 # line's private tree:
 #  - quilt push -a --fuzz=0 applies it, quilt pop -a restores every file
 #    byte-identical; git am applies it onto a repository of those files;
-#  - checkpatch.pl --strict is clean;
+#  - checkpatch.pl --strict is clean; each patch's tags are one trailer
+#    block (git interpret-trailers --parse);
 #  - sparse (C=2), W=1 (each configuration of configs/checks) and
 #    kernel-doc -none -Wall on what it touches: no new warning.
 # shellcheck source=tree.sh
@@ -63,6 +64,15 @@ run_checkpatch() {
 		fi
 	done <<<"$PATCHES"
 	[ $rc -eq 0 ] || die "checkpatch --strict: ${SERIES#"$TOP"/} is not clean"
+}
+
+run_trailers() {
+	local p rc=0
+	for p in $PATCHES; do
+		trailers_ok "$p" >&2 || rc=1
+	done
+	[ $rc -eq 0 ] || die "${SERIES#"$TOP"/}: tags outside the trailer block, see above"
+	note "tags: one trailer block in every patch (git interpret-trailers --parse)"
 }
 
 # kerneldoc VARIANT: kernel-doc's warnings on the touched files, line
@@ -153,6 +163,7 @@ check_line() {
 	line_env "$1"
 	# The line's configurations of configs/checks: ARCH:FLAVOUR ...
 	configs=$(awk -v l="$LINE" '!/^#/ && $1 == l { $1 = ""; print }' "$TOP/configs/checks")
+	stage "$LINE: tags" run_trailers
 	stage "$LINE: tree" tree_prepare
 	stage "$LINE: quilt round trip" quilt_round_trip
 	stage "$LINE: git am" git_am

@@ -123,6 +123,22 @@ series_digest() {
 	done | cache_key
 }
 
+# trailers_ok PATCH: every tag of PATCH's commit message (Signed-off-by:,
+# Fixes:, Cc:, Link:, ...) is in its one trailer block, as git, b4 and the
+# stable scripts read it (git interpret-trailers --parse); prints the tags
+# outside it.
+trailers_ok() {
+	local msg parsed t rc=0
+	# From the blank line after the Subject: header to the --- line.
+	msg=$(sed -n '/^Subject:/,/^---$/p' "$1" | sed '1,/^$/d;$d')
+	parsed=$(git interpret-trailers --parse <<<"$msg")
+	while read -r t; do
+		grep -qxF "$t" <<<"$parsed" ||
+			{ echo "${1#"$TOP"/}: '$t' is outside the trailer block"; rc=1; }
+	done < <(grep -E '^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ' <<<"$msg" || true)
+	return $rc
+}
+
 # The cache, $CACHE/KIND/KEY: kernel images, static-check results. A KEY
 # is the cache_key of everything the entry is made from.
 cache_key() {

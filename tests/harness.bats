@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The harness's own tests, run by make unit-tests (bats, from Debian): bad
 # input is refused before anything is fetched or built, a boot passes only
-# on what its row asks, the cache is trusted only when checked. Seconds, no
-# kernel: make, qemu, apt-get and dpkg-deb are stubs on PATH that fail
-# loudly if anything reaches them.
+# on what its row asks, the cache is trusted only when checked, the tags of
+# a patch make one trailer block. Seconds, no kernel: make, qemu, apt-get
+# and dpkg-deb are stubs on PATH that fail loudly if anything reaches them.
 
 setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -231,6 +231,65 @@ image() {
 	[ "$status" -eq 0 ]
 	[[ $output == *k*k.tmp.left* ]]
 	[ "$(wc -l <<<"$output")" -eq 2 ]
+}
+
+# patch_with TAGS: a patch whose commit message ends with TAGS.
+patch_with() {
+	printf 'From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] x: Do y\n that wraps\n\nWhy.\n%b\n---\n x.c | 1 +\n' \
+		"$1" >"$T/p.patch"
+	run bash -c '. "$1/lib.sh"; trailers_ok "$2"' _ "$S" "$T/p.patch"
+	echo "$output"
+}
+
+@test "tags: one trailer block passes" {
+	patch_with '\nFixes: 0123456789ab ("x: y")\nCc: stable@vger.kernel.org # 6.1\nSigned-off-by: A <a@example.org>'
+	[ "$status" -eq 0 ]
+}
+
+@test "tags: no blank line before Signed-off-by fails (today's patch 1)" {
+	patch_with 'Signed-off-by: A <a@example.org>'
+	[ "$status" -ne 0 ]
+	[[ $output == *"'Signed-off-by: A <a@example.org>' is outside the trailer block"* ]]
+}
+
+@test "tags: a blank line between Cc: and Signed-off-by fails (today's patch 2)" {
+	patch_with '\nFixes: 0123456789ab ("x: y")\nCc: stable@vger.kernel.org\n\nSigned-off-by: A <a@example.org>'
+	[ "$status" -ne 0 ]
+	[[ $output == *"'Cc: stable@vger.kernel.org' is outside"* ]]
+	[[ $output == *"'Fixes: 0123456789ab"* ]]
+}
+
+# tags MODE: the static checks of 7.3 on a copy of the repo whose patches'
+# tags are crafted: "good", one trailer block; "bad", no blank line before
+# them (as patch 1 was). The tags are checked first: they need no tree.
+tags() {
+	mkdir -p "$T/repo"
+	cp -r "$TOP/scripts" "$TOP/configs" "$TOP/tests" "$TOP/patches" "$T/repo/"
+	for p in "$T"/repo/patches/0*.patch; do
+		python3 - "$1" "$p" <<'EOF'
+import re, sys
+mode, path = sys.argv[1:]
+head, sep, rest = open(path).read().partition('\n---\n')
+tag = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ')
+lines = head.split('\n')
+body = [l for l in lines if not tag.match(l)]
+while body[-1] == '':
+    body.pop()
+body += ([''] if mode == 'good' else []) + [l for l in lines if tag.match(l)]
+open(path, 'w').write('\n'.join(body) + sep + rest)
+EOF
+	done
+	run bash "$T/repo/scripts/check-series.sh" --line 7.3
+	echo "$output"
+}
+
+@test "static checks: the tags of a series must be one trailer block" {
+	tags bad
+	[ "$status" -ne 0 ]
+	[[ $output == *"0001-"*"is outside the trailer block"* ]]
+	[[ $output == *"error: patches: tags outside the trailer block"* ]]
+	tags good
+	[[ $output == *"tags: one trailer block in every patch"* ]]
 }
 
 @test "sourced libraries are not executable and say they are libraries" {
