@@ -95,8 +95,7 @@ check_id() {
 	{
 		# What config.sh makes the .config from.
 		config_fragments "$arch" "$flavour" | xargs cat "$LOUT/tree.id" "$S/config.sh"
-		# shellcheck source=/dev/null
-		(. "$TOP/configs/arch/$arch.conf" && "${CROSS_COMPILE:-}gcc" --version | head -1)
+		(arch_env "$arch" && "${CROSS_COMPILE:-}gcc" --version | head -1)
 		sparse --version 2>/dev/null || true
 		declare -f kmake check_build
 		[ "$variant" = base ] || series_digest "$SERIES"

@@ -13,9 +13,12 @@ export CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cn-proc-timestamps
 LOGS=$OUT/logs
 JOBS=${JOBS:-$(nproc)}
 export S=$TOP/scripts
-# The test guests are x86_64; the other configs/arch/ are for kmake only.
-# shellcheck source=/dev/null
-. "$TOP/configs/arch/x86_64.conf"
+# arch_env ARCH: the "# harness: NAME=VALUE..." lines of the architecture's
+# one file, configs/arch/ARCH.config (KARCH, QEMU, ...). Guests are x86_64.
+arch_env() {
+	eval "$(sed -n 's/^# harness: //p' "$TOP/configs/arch/$1.config")"
+}
+arch_env x86_64
 
 die() {
 	echo "error: $*" >&2
@@ -188,13 +191,11 @@ config_fragments() {
 		"$TOP/tools/testing/selftests/cn_proc/config" "${@:3}" "$TOP/configs/flavours/$2.config"
 }
 
-# kmake TREE BUILD_DIR ARCH MAKE-ARGS...: make in an out-of-tree
-# build directory for one of configs/arch/. A subshell, so that one
-# architecture's settings do not leak into the next.
+# kmake TREE BUILD_DIR ARCH MAKE-ARGS...: make in an out-of-tree build
+# directory for ARCH, in a subshell: its settings do not leak.
 kmake() (
 	tree=$1 build=$2
-	# shellcheck source=/dev/null
-	. "$TOP/configs/arch/$3.conf"
+	arch_env "$3"
 	shift 3
 	make -C "$tree" O="$build" ARCH="$KARCH" CROSS_COMPILE="${CROSS_COMPILE:-}" \
 		-j"$JOBS" "$@"
