@@ -88,8 +88,7 @@ find_so() {
 # resolve FILE PKG: stage the libraries FILE (from package PKG) needs,
 # and theirs.
 resolve() {
-	local file=$1 pkg=$2 so hit owner path ere
-	local -a more
+	local file=$1 pkg=$2 so hit owner path ere more
 	for so in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 		[ -z "${lib[$so]:-}" ] || continue
 		hit=$(find_so "$so")
@@ -97,8 +96,9 @@ resolve() {
 		# packages first (zlib1g is one that is not named lib*).
 		for ere in '^lib' '.'; do
 			[ -z "$hit" ] || break
-			mapfile -t more < <(deps "$pkg" "$ere")
-			[ ${#more[@]} -eq 0 ] || fetch "${more[@]}"
+			more=$(deps "$pkg" "$ere")
+			# shellcheck disable=SC2086 # package names, one a word
+			[ -z "$more" ] || fetch $more
 			hit=$(find_so "$so")
 		done
 		[ -n "$hit" ] ||
