@@ -154,7 +154,7 @@ cache_put() {
 	local dest=$CACHE/$2/$3 tmp sums
 	[ ! -f "$dest/SHA256SUMS" ] || return 0
 	mkdir -p "$CACHE/$2"
-	tmp=$(mktemp -d "$dest.tmp.XXXXXX")
+	tmp=$(mktemp -d "$dest.tmp.XXXXXX") && chmod 755 "$tmp"
 	cp -r "$1/." "$tmp/"
 	sums=$(cd "$tmp" && find . -type f -printf '%P\n' | LC_ALL=C sort | xargs -r sha256sum)
 	echo "$sums" >"$tmp/SHA256SUMS"
@@ -174,7 +174,7 @@ cache_get() {
 	local src=$CACHE/$1/$2 tmp
 	[ -f "$src/SHA256SUMS" ] || return 1
 	mkdir -p "$(dirname "$3")" || return 1
-	tmp=$(mktemp -d "$3.get.XXXXXX") || return 1
+	tmp=$(mktemp -d "$3.get.XXXXXX") && chmod 755 "$tmp" || return 1
 	if ! cp -r "$src/." "$tmp/" || ! (cd "$tmp" && sha256sum --quiet --strict -c SHA256SUMS) >/dev/null 2>&1; then
 		rm -rf "$tmp"
 		note "cache entry $1/$2 is damaged: not used"
