@@ -16,7 +16,10 @@
 #   make clean       remove $(OUT)
 
 OUT ?= out
-export KSRC KERNEL CONFIGS OUT SELFTEST_ARGS BENCH_PAIRS BENCH_COST BENCH_CANDIDATE STORM_ARGS
+export KSRC KERNEL CONFIGS OUT SELFTEST_ARGS JOBS BOOT_TIMEOUT BENCH_PAIRS BENCH_COST \
+	BENCH_CANDIDATE BENCH_CPUS STORM_ARGS DEBS_MIRROR CLIENTS_SUITE
+# make check's lines: every line, or KSRC's.
+CHECK_KERNEL = $(or $(KERNEL),$(if $(KSRC),,all))
 
 # The stages share trees and build directories: one at a time.
 .NOTPARALLEL:
@@ -25,19 +28,21 @@ export KSRC KERNEL CONFIGS OUT SELFTEST_ARGS BENCH_PAIRS BENCH_COST BENCH_CANDID
 all: boot-test
 
 # The time goes to $(OUT)/check.time, and from there into RESULTS.
-check:
-	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory setup check-file-diffs unit-tests && \
-	KERNEL=$${KERNEL:-all} scripts/check-series.sh && \
-	KERNEL=$${KERNEL:-all} scripts/boot-test.sh && \
+# Every option is checked (boot-test.sh --check-options) before anything
+# is fetched or built.
+check: setup
+	@start=$$(date +%s); export KERNEL=$(CHECK_KERNEL); \
+	scripts/boot-test.sh --check-options && \
+	scripts/file-diffs.sh --check && scripts/unit-tests.sh && \
+	scripts/check-series.sh && scripts/boot-test.sh && \
 	s=$$(($$(date +%s) - start)) && \
-	echo "make check (KERNEL=$${KERNEL:-all}$${CONFIGS:+ CONFIGS=$$CONFIGS}): passed in $$((s / 60))m$$((s % 60))s" | \
+	echo "make check (KERNEL=$(CHECK_KERNEL)$(if $(KSRC), KSRC=$(KSRC))$${CONFIGS:+ CONFIGS=$$CONFIGS}): passed in $$((s / 60))m$$((s % 60))s" | \
 		tee $(OUT)/check.time
 
-boot-test:
+boot-test: setup
 	@scripts/boot-test.sh
 
-bench:
+bench: setup
 	@scripts/bench.sh
 
 static-checks: setup

@@ -1,13 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# boot.sh KERNEL LOG SMP [CMDLINE...]: boot KERNEL with the test initramfs
-# in QEMU, serial console to LOG. QEMU's accelerator is ACCEL (accel.sh
-# chooses it), further QEMU options QEMU_EXTRA. Exits 124 (or 137) when the
-# boot did not end within BOOT_TIMEOUT seconds.
+# boot.sh KERNEL LOG SMP [CMDLINE...]: boot KERNEL with the initramfs INITRD
+# in QEMU, serial console to LOG, accelerator ACCEL (kernels.sh's
+# choose_accel), further QEMU options QEMU_EXTRA. Exits 124 (or 137) when
+# the boot did not end within BOOT_TIMEOUT seconds.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=/dev/null
-. "$TOP/configs/arch/${ARCH_NAME:-x86_64}.conf"
 
 kernel=$1 log=$2 smp=$3
 shift 3

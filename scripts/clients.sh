@@ -10,14 +10,11 @@
 #   lib64/ld-linux-x86-64.so.2              -> the dynamic loader beside them
 #   clients/run.sh, clients/keepalived.conf the guest side (tests/clients/)
 #
-# Nothing is installed or run on this machine: the packages are downloaded
-# with debs.sh (cached outside the clone) and unpacked with dpkg-deb -x. The
-# libraries are the closure of the ELF NEEDED entries; a soname that no
-# unpacked package has is looked for in the packages that the package
-# needing it depends on. DEST is replaced whole, only once everything is
-# staged, so a rerun after a failure starts afresh; a rerun with the same
-# scripts and guest files keeps it (DEST.stamp; remove it to restage, e.g.
-# after a point release).
+# Nothing is installed or run here: debs.sh downloads the packages, dpkg-deb
+# -x unpacks them. The libraries are the closure of the ELF NEEDED entries,
+# a soname no unpacked package has looked for in what the package needing it
+# depends on. DEST is replaced whole once all is staged; a rerun with the
+# same inputs keeps it (DEST.stamp; remove it to restage).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -27,10 +24,6 @@ suite=${CLIENTS_SUITE:-bookworm}
 triplet=x86_64-linux-gnu
 # The clients: package and the program staged from it.
 clients=(keepalived:usr/sbin/keepalived extrace:usr/bin/extrace)
-
-for tool in dpkg-deb readelf realpath; do
-	command -v "$tool" >/dev/null || die "$tool is needed (apt-get install dpkg binutils coreutils)"
-done
 
 mkdir -p "$(dirname "$dest")"
 exec 9>"$dest.lock"
@@ -50,24 +43,26 @@ trap 'rm -rf "$work"' EXIT
 stage=$work/stage
 
 declare -A unpacked=() # package name -> its unpacked tree
+declare -A deb_of=()   # package name -> its .deb in the cache
 declare -A lib=()      # soname -> the file staged for it
 
 # fetch PKG...: download the packages and unpack each into its own tree.
 fetch() {
 	local out deb name
-	out=$("$S/debs.sh" "$suite" "$work/debs" "$@") || exit 1
+	out=$("$S/debs.sh" "$suite" "$@") || exit 1
 	while read -r deb; do
 		name=$(dpkg-deb -f "$deb" Package)
 		mkdir -p "$work/pkg/$name"
 		dpkg-deb -x "$deb" "$work/pkg/$name"
 		unpacked[$name]=$work/pkg/$name
+		deb_of[$name]=$deb
 	done <<<"$out"
 }
 
 # deps PKG ERE: the packages PKG depends on (the first of each
 # alternative) whose names match ERE and that are not unpacked yet.
 deps() {
-	dpkg-deb -f "$(ls "$work/debs/$1"_*.deb)" Pre-Depends Depends |
+	dpkg-deb -f "${deb_of[$1]}" Pre-Depends Depends |
 		sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
 		sed -E 's/\|.*//; s/\(.*\)//; s/:[a-z0-9]+//; s/[[:space:]]//g' |
 		{ grep -E "$2" || true; } | while read -r p; do
@@ -90,28 +85,20 @@ find_so() {
 	done
 }
 
-needed() {
-	readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'
-}
-
-interp() {
-	readelf -l "$1" | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p'
-}
-
 # resolve FILE PKG: stage the libraries FILE (from package PKG) needs,
 # and theirs.
 resolve() {
-	local file=$1 pkg=$2 so hit owner path ere
-	local -a more
-	for so in $(needed "$file"); do
+	local file=$1 pkg=$2 so hit owner path ere more
+	for so in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 		[ -z "${lib[$so]:-}" ] || continue
 		hit=$(find_so "$so")
 		# Not unpacked yet: look in what the package depends on, its lib*
 		# packages first (zlib1g is one that is not named lib*).
 		for ere in '^lib' '.'; do
 			[ -z "$hit" ] || break
-			mapfile -t more < <(deps "$pkg" "$ere")
-			[ ${#more[@]} -eq 0 ] || fetch "${more[@]}"
+			more=$(deps "$pkg" "$ere")
+			# shellcheck disable=SC2086 # package names, one a word
+			[ -z "$more" ] || fetch $more
 			hit=$(find_so "$so")
 		done
 		[ -n "$hit" ] ||
@@ -135,20 +122,13 @@ for c in "${clients[@]}"; do
 	file=${unpacked[$pkg]}/$bin
 	[ -f "$file" ] || die "package $pkg has no /$bin"
 	install -D -m 0755 "$file" "$stage/$bin"
-	echo "/$bin ($pkg $(dpkg-deb -f "$(ls "$work/debs/$pkg"_*.deb)" Version))"
+	echo "/$bin ($pkg $(dpkg-deb -f "${deb_of[$pkg]}" Version))"
 	resolve "$file" "$pkg"
-	# The loader: the interpreter named in the program, staged beside the
-	# libraries (libc's NEEDED brought it in) and linked from where the
-	# program looks for it.
-	ld=$(interp "$file")
-	[ -n "$ld" ] || die "/$bin names no program interpreter"
+	# The loader: the interpreter named in the program, staged with the
+	# libraries (libc needs it) and linked from where the program looks.
+	ld=$(readelf -l "$file" | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p')
 	so=$(basename "$ld")
-	if [ -z "${lib[$so]:-}" ]; then
-		hit=$(find_so "$so")
-		[ -n "$hit" ] || die "the loader $ld of /$bin is in none of: ${!unpacked[*]}"
-		lib[$so]=${hit#* }
-		install -D -m 0755 "$(realpath "${hit#* }")" "$stage/usr/lib/$triplet/$so"
-	fi
+	[[ -n $ld && -n ${lib[$so]:-} ]] || die "/$bin: its loader '$ld' is not among its libraries"
 	mkdir -p "$stage$(dirname "$ld")"
 	ln -sfn "$(realpath -m --relative-to="$stage$(dirname "$ld")" "$stage/usr/lib/$triplet/$so")" "$stage$ld"
 done

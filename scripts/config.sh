@@ -1,19 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# config.sh TREE BUILD_DIR ARCH FLAVOUR [FRAGMENT...]: tinyconfig plus
-# configs/common.config, configs/arch/ARCH.config, the selftest's config,
-# the FRAGMENTs and configs/flavours/FLAVOUR.config, in that order, into
-# BUILD_DIR. The .config is replaced only when it changes, so that a rerun
-# rebuilds nothing; every option the fragments ask for must survive
-# olddefconfig.
+# config.sh TREE BUILD_DIR ARCH FLAVOUR [FRAGMENT...]: tinyconfig plus the
+# fragments of config_fragments (lib.sh), into BUILD_DIR, replaced only when
+# it changes, so that a rerun rebuilds nothing; every option the fragments
+# ask for must survive olddefconfig.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tree=$1 build=$2 arch=$3 flavour=$4
 shift 4
-frags=("$TOP/configs/common.config" "$TOP/configs/arch/$arch.config"
-       "$TOP/tools/testing/selftests/cn_proc/config" "$@"
-       "$TOP/configs/flavours/$flavour.config")
+mapfile -t frags < <(config_fragments "$arch" "$flavour" "$@")
 for f in "${frags[@]}"; do
 	[ -f "$f" ] || die "no config fragment ${f#"$TOP"/}"
 done

@@ -1,37 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# debs.sh SUITE DEST PKG...: download the named packages (NAME or
-# NAME=VERSION) of Debian suite SUITE (bookworm, trixie-backports, ...) into
-# directory DEST and print the paths of the .deb files, one a line.
+# debs.sh SUITE PKG...: download the named packages (NAME or NAME=VERSION)
+# of Debian suite SUITE (bookworm, trixie-backports, ...) into the cache and
+# print the paths of the .deb files there, one a line; each is stored once.
 #
-# The mirror is the one this machine's apt already uses (DEBS_MIRROR
-# overrides it); the architecture is DEBS_ARCH (amd64, what the test guests
-# run). The machine's apt configuration is left alone: the suite gets its
-# own sources list, package lists and cache under
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/cn-proc-timestamps/apt/SUITE/
-# verified with the Debian archive keyring. The .debs are kept there too,
-# so a package already downloaded (checked against the index's SHA256) is
-# not fetched again, by this clone or another. The lists are refreshed when
-# older than a day, or when a package is not in them or cannot be
-# downloaded as they say; older lists serve when the mirror cannot be
-# reached, so that what is cached needs no network.
-#
-# An unreachable mirror (when something must be fetched) or a missing
-# package ends the script with one line on stderr and exit status 1,
-# before anything is written to DEST.
+# From this machine's apt mirror (or DEBS_MIRROR), amd64, with apt state
+# of its own in $CACHE/apt/SUITE/ (the machine's apt configuration is left
+# alone), verified with the Debian archive keyring; a .deb there that
+# matches the index's SHA256 is not fetched again. The lists are refreshed
+# daily, or when a package is not in them or not downloadable as they say;
+# older ones serve offline. Failure: one line on stderr, exit status 1.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 3 ] || die "usage: debs.sh SUITE DEST PKG..."
-suite=$1 dest=$2
-shift 2
+[ $# -ge 2 ] || die "usage: debs.sh SUITE PKG..."
+suite=$1
+shift
 case $suite in
 '' | */* | .*) die "bad suite name '$suite'" ;;
 esac
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$keyring" ] || die "$keyring is missing (apt-get install debian-archive-keyring)"
-arch=${DEBS_ARCH:-amd64}
+arch=amd64
 
 # The machine's Debian mirror: the first URI ending in /debian in its apt
 # sources (deb822 .sources files, then one-line sources.list files).
@@ -53,7 +44,7 @@ case $suite in *-security) archive=debian-security ;; esac
 url=${DEBS_MIRROR:-$(mirror | sed 's,/*$,,' | grep -m1 -E "^https?://.*/$archive\$" || true)}
 [ -n "$url" ] || die "no Debian mirror in /etc/apt/sources.list{,.d/*}; set DEBS_MIRROR"
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/cn-proc-timestamps/apt/$suite
+cache=$CACHE/apt/$suite
 mkdir -p "$cache/lists/partial" "$cache/cache/archives/partial" "$cache/debs" "$cache/state"
 exec 9>"$cache/lock"
 flock 9
@@ -155,38 +146,21 @@ if [ -z "$(find "$cache" -maxdepth 1 -name updated -mmin -1440)" ] || ! have_lis
 	update || have_lists || die "$why"
 fi
 
-idx=$(index "$@")
-for pkg in "$@"; do
-	if [ -z "$(entry "$pkg")" ] && [ $updated = 0 ]; then
-		update || die "$why"
-		idx=$(index "$@")
-	fi
-	[ -n "$(entry "$pkg")" ] ||
-		die "no package '$pkg' ($arch) in Debian $suite at $url${why:+ (lists not refreshed: $why)}"
-done
-
-debs=()
-for pkg in "$@"; do
-	deb=$(cached "$pkg") || {
-		if ! download "$pkg"; then
-			[ $updated = 0 ] || die "$why"
-			update || die "$why"
-			idx=$(index "$@")
-			[ -n "$(entry "$pkg")" ] || die "no package '$pkg' ($arch) in Debian $suite at $url"
-			download "$pkg" || die "$why"
-		fi
-		deb=$(cached "$pkg") || die "$pkg: the download does not match the index; see $log"
-	}
-	debs+=("$deb")
-done
-
-# Everything is here: only now is DEST written, each file atomically.
-mkdir -p "$dest"
-for deb in "${debs[@]}"; do
-	out=$dest/$(basename "$deb")
-	if ! cmp -s "$deb" "$out"; then
-		cp "$deb" "$out.tmp.$$"
-		mv "$out.tmp.$$" "$out"
-	fi
-	echo "$out"
+# have_all PKG...: every package in the lists and in the cache, downloaded
+# if need be; status 1 and the reason in $why otherwise. In a condition:
+# every step is checked.
+have_all() {
+	local pkg
+	idx=$(index "$@")
+	for pkg; do
+		[ -n "$(entry "$pkg")" ] || { why="no package '$pkg' ($arch) in Debian $suite at $url"; return 1; }
+		cached "$pkg" >/dev/null || download "$pkg" || return 1
+		cached "$pkg" >/dev/null || { why="$pkg: the download does not match the index; see $log"; return 1; }
+	done
+}
+# Not in the lists or not downloadable as they say (a point release): once
+# more with fresh lists.
+have_all "$@" || { [ $updated = 0 ] && update && have_all "$@"; } || die "$why"
+for pkg; do
+	cached "$pkg"
 done

@@ -9,50 +9,38 @@
 
 check=0
 [ "${1:-}" = --check ] && check=1
-line=$(all_lines | head -1)
-series=$(series_dir "$line")
-src=$("$S/source.sh" "$line")
+series=$(series_dir "$NEWEST")
+src=$("$S/source.sh" "$NEWEST")
+files=$(series_files "$series")
+patches=$(series_patches "$series")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-mapfile -t files < <(series_files "$series")
-for f in "${files[@]}"; do
-	mkdir -p "$tmp/a/$(dirname "$f")" "$tmp/b/$(dirname "$f")"
+for f in $files; do
+	mkdir -p "$tmp/a/$(dirname "$f")" "$tmp/b/$(dirname "$f")" "$tmp/out/$(dirname "$f")"
 	[ ! -f "$src/$f" ] || { cp "$src/$f" "$tmp/a/$f"; cp "$src/$f" "$tmp/b/$f"; }
 done
-series_patches "$series" | while read -r p; do
+for p in $patches; do
 	patch -d "$tmp/b" -p1 -s --fuzz=0 --no-backup-if-mismatch <"$p" >/dev/null ||
 		die "${p#"$TOP"/} does not apply with --fuzz=0 to $src"
 done
-
-mkdir -p "$tmp/out"
-for f in "${files[@]}"; do
-	old=$tmp/a/$f new=$tmp/b/$f
+for f in $files; do
+	old=$tmp/a/$f
 	[ -f "$old" ] || old=/dev/null
-	mkdir -p "$tmp/out/$(dirname "$f")"
-	diff -up --label "a/$f" --label "b/$f" "$old" "$new" >"$tmp/out/$f.diff" || [ $? -eq 1 ]
+	diff -up --label "a/$f" --label "b/$f" "$old" "$tmp/b/$f" >"$tmp/out/$f.diff" || [ $? -eq 1 ]
 done
 
-# The per-file diffs in the repo: every *.diff outside the harness' own dirs.
-existing=$(cd "$TOP" && find . -name '*.diff' -not -path './out/*' -not -path './patches/*' \
-	-not -path './tests/*' -not -path './.git/*' | sed 's|^\./||' | sort)
+# The per-file diffs in the repo, every *.diff outside the harness' own
+# dirs, into $tmp/repo.
+mkdir -p "$tmp/repo"
+(cd "$TOP" && find . -name '*.diff' -not -path './out/*' -not -path './patches/*' \
+	-not -path './tests/*' -not -path './.git/*' -exec cp --parents {} "$tmp/repo/" \;)
 if [ $check -eq 0 ]; then
-	for f in $existing; do rm -f "$TOP/$f"; done
-	(cd "$tmp/out" && find . -name '*.diff' | sed 's|^\./||') | while read -r d; do
-		mkdir -p "$TOP/$(dirname "$d")"
-		cp "$tmp/out/$d" "$TOP/$d"
-	done
-	note "wrote ${#files[@]} per-file diffs"
+	(cd "$tmp/repo" && find . -type f) | (cd "$TOP" && xargs -r rm -f)
+	cp -r "$tmp/out/." "$TOP/"
+	note "wrote $(wc -w <<<"$files") per-file diffs"
 	exit 0
 fi
-
-stale=0
-for f in "${files[@]}"; do
-	cmp -s "$tmp/out/$f.diff" "$TOP/$f.diff" ||
-		{ echo "stale or missing: $f.diff (run: make file-diffs)" >&2; stale=1; }
-done
-for d in $existing; do
-	[ -f "$tmp/out/$d" ] || { echo "left over: $d (run: make file-diffs)" >&2; stale=1; }
-done
-[ $stale -eq 0 ] || die "the per-file diffs do not match patches/"
-note "${#files[@]} per-file diffs match patches/"
+diff -rq "$tmp/repo" "$tmp/out" | sed "s|$tmp/repo/|repo: |; s|$tmp/out/|from patches/: |" >&2 ||
+	die "the per-file diffs do not match patches/ (run: make file-diffs)"
+note "$(wc -w <<<"$files") per-file diffs match patches/"

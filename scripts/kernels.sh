@@ -1,22 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-# kernels.sh: the one path from a line's tree to booted, parsed kernels,
-# shared by boot-test.sh and bench.sh. Sourced.
+# kernels.sh: a library, sourced by boot-test.sh and bench.sh, not run: the
+# one path from a line's tree to booted, parsed kernels.
 #
-# A kernel is FLAVOUR/VARIANT of a line: FLAVOUR names
-# configs/flavours/FLAVOUR.config, VARIANT is base (the pristine tree),
-# patched (the line's series) or a mutant (tests/mutants/NAME.patch on top
-# of the series). The variants of a flavour share one build directory:
-# base is built first, the others are incremental rebuilds of what the
-# series or the mutant changes. Built images are also kept in
-# $CACHE/kernels by their id, a hash of everything they are built from, so
-# that another clone or a rerun after make clean boots them unbuilt.
+# A kernel is FLAVOUR/VARIANT of a line: configs/flavours/FLAVOUR.config,
+# as base (the pristine tree), patched (the series) or a mutant
+# (tests/mutants/NAME.patch on the series). A flavour's variants share a
+# build directory: base first, the others incremental rebuilds. Images are
+# cached by their id, the key of all they are built from, so that another
+# clone or a rerun after make clean boots them unbuilt.
 # shellcheck shell=bash
 # shellcheck source=tree.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tree.sh"
-
-ARCH_NAME=${ARCH_NAME:-x86_64}
-# shellcheck source=/dev/null
-. "$TOP/configs/arch/$ARCH_NAME.conf"
 
 image_dir() {
 	echo "$LOUT/kernels/$1/$2"
@@ -36,33 +30,25 @@ image_id() {
 		base | patched) ;;
 		*) cat "$(mutant_patch "$variant")" ;;
 		esac
-	} | sha256sum | cut -c1-16
+	} | cache_key
 }
 
-# image_ok FLAVOUR VARIANT: the image is there and up to date, or is in
-# the cache and is copied from it.
+# image_ok FLAVOUR VARIANT: the image is there and up to date, or is
+# copied whole from the cache. Called in a condition: see cache_get.
 image_ok() {
 	local d id
 	d=$(image_dir "$1" "$2")
-	id=$(image_id "$1" "$2")
+	id=$(image_id "$1" "$2") || die "$LINE $1 $2: no image id"
 	[ "$(cat "$d/id" 2>/dev/null)" != "$id" ] || [ ! -f "$d/bzImage" ] || return 0
-	[ -f "$CACHE/kernels/$id/bzImage" ] || return 1
-	rm -rf "$d"
-	mkdir -p "$d"
-	cp "$CACHE/kernels/$id/bzImage" "$d/bzImage"
-	echo "$id" >"$d/id"
+	cache_get kernels "$id" "$d" || return 1
 	note "$LINE $1 $2: from the cache ($id)"
-}
-
-configure() {
-	"$S/config.sh" "$TREE" "$LOUT/build/$1" "$ARCH_NAME" "$1" "$TOP/configs/clients.config"
 }
 
 build_image() {
 	local flavour=$1 variant=$2 build=$LOUT/build/$1 dest id
 	local log=$LOGS/$LINE/build-$flavour-$variant.log
 	dest=$(image_dir "$flavour" "$variant")
-	if ! kmake "$TREE" "$build" "$ARCH_NAME" "$(basename "$KERNEL_IMAGE")" >"$log" 2>&1; then
+	if ! kmake "$TREE" "$build" x86_64 "$(basename "$KERNEL_IMAGE")" >"$log" 2>&1; then
 		grep -E 'error|Error' "$log" | head -20 >&2 || tail -20 "$log" >&2
 		die "$LINE $flavour $variant kernel build failed, see $log"
 	fi
@@ -78,15 +64,12 @@ build_image() {
 # build_kernels LINE FLAVOUR/VARIANT...: build what is missing, base
 # first, then the series, then each mutant, each in its own stage.
 build_kernels() {
-	local want=("${@:2}") flavours=() k f v variant
+	local want=("${@:2}") k f v variant
 	line_env "$1"
 	stage "$LINE: tree" tree_prepare
-	for k in "${want[@]}"; do
-		f=${k%/*}
-		[[ " ${flavours[*]} " == *" $f "* ]] || flavours+=("$f")
-	done
-	for f in "${flavours[@]}"; do
-		stage "$LINE: config $f" configure "$f"
+	for f in $(printf '%s\n' "${want[@]%/*}" | sort -u); do
+		stage "$LINE: config $f" "$S/config.sh" "$TREE" "$LOUT/build/$f" x86_64 "$f" \
+			"$TOP/configs/clients.config"
 	done
 	for variant in base patched $(printf '%s\n' "${want[@]#*/}" | grep -vxE 'base|patched' | sort -u); do
 		for k in "${want[@]}"; do
@@ -98,6 +81,20 @@ build_kernels() {
 		done
 	done
 	stage "$LINE: tree at patched" tree_patched
+}
+
+# choose_accel KERNEL: QEMU's accelerator, into $OUT/accel: KVM where
+# /dev/kvm exists and KERNEL boots on it (a nested /dev/kvm can exist and
+# hang) to the panic of a missing init, software emulation otherwise.
+choose_accel() {
+	local log=$LOGS/kvm-probe.log accel="tcg,thread=multi"
+	rm -f "$log"
+	if [ -w /dev/kvm ]; then
+		ACCEL="kvm -cpu host" BOOT_TIMEOUT=20 INITRD=$LOUT/initramfs.cpio.gz \
+			"$S/boot.sh" "$1" "$log" 1 rdinit=/none >/dev/null 2>&1 || true
+		! grep -q 'Kernel panic' "$log" 2>/dev/null || accel="kvm -cpu host"
+	fi
+	echo "$accel" >"$OUT/accel"
 }
 
 # boot_kernel LINE NAME FLAVOUR/VARIANT CPUS CMDLINE...: boot the kernel

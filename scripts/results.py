@@ -11,9 +11,11 @@ A boot's checks are the KUnit cases the kernel ran ("kunit:CASE"), the
 selftest's KTAP results and the real clients' KTAP results
 ("client:NAME"). MANIFEST has one boot per line: RUN VARIANT JSON EXPECT,
 where EXPECT is "pass", or "fail:CHECK,CHECK..." for exactly those checks
-failing; a CHECK? there may fail or pass. Whatever the expectation, a boot fails that timed out, did not
-finish a part it was asked to run, or whose kernel reported a problem
-(panic, oops, BUG, WARNING, lockdep, atomic sleep, UBSAN, KASAN, stall).
+failing; a CHECK? there may fail or pass; a CHECK the boot did not report
+is an error. Whatever the expectation, a boot fails that timed out, did
+not finish a part it was asked to run or report its whole plan, whose init
+refused its parameters, or whose kernel reported a problem (panic, oops,
+BUG, WARNING, lockdep, atomic sleep, UBSAN, KASAN, stall).
 """
 import json
 import re
@@ -69,8 +71,13 @@ def parse(lines):
             if m and m.group(1) and part is None:
                 res['checks']['kunit:' + m.group(3)] = status(m.group(2), m.group(4))
             continue
+        if line.startswith('cn_proc-init: error: '):
+            res['problems'].append({'what': 'init: ' + line[21:], 'excerpt': []})
+            continue
         m = re.match(r'cn_proc-init: run=(\S+) clients=(\d)', line)
         if m:
+            if m.group(1) not in ('selftest', 'storm', 'kunit'):
+                res['problems'].append({'what': 'init: unknown run ' + m.group(1), 'excerpt': []})
             res['wanted'] = ['cn_proc-selftest'] if m.group(1) == 'selftest' else []
             res['wanted'] += ['cn_proc-clients'] if m.group(2) == '1' else []
             continue
@@ -135,17 +142,14 @@ def part_problems(res, part):
     return why
 
 
-def failed_checks(res):
-    return {k for k, v in res['checks'].items() if v == 'FAIL'}
-
-
 def verdict(res, expect, series=True):
     """Empty if the boot ended as expected, else why not."""
     why = problems(res, series)
     listed = [] if expect == 'pass' else expect.split(':', 1)[1].split(',')
     must = {c for c in listed if not c.endswith('?')}
     may = {c[:-1] for c in listed if c.endswith('?')}
-    got = failed_checks(res)
+    got = {k for k, v in res['checks'].items() if v == 'FAIL'}
+    why += [f'{c}, expected, is no check of this boot' for c in sorted((must | may) - set(res['checks']))]
     why += [f'{c} failed' for c in sorted(got - must - may)]
     why += [f'{c} did not fail' for c in sorted(must - got)]
     return why

@@ -9,7 +9,7 @@
 
 packages=(make gcc gcc-12-multilib gcc-arm-linux-gnueabi flex bison bc libelf-dev
 	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse
-	  shellcheck busybox-static qemu-system-x86 debian-archive-keyring)
+	  shellcheck bats busybox-static qemu-system-x86 debian-archive-keyring)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,18 +11,19 @@ line=$1
 pkg=$(line_field "$line" 2)
 suite=$(line_field "$line" 3)
 
-deb=$("$S/debs.sh" "$suite" "$CACHE/debs" "$pkg" | tail -1) ||
-	die "could not fetch $pkg from $suite"
+deb=$("$S/debs.sh" "$suite" "$pkg") || die "could not fetch $pkg from $suite"
 version=$(dpkg-deb -f "$deb" Version) || die "$deb is not a Debian package"
 dest=$CACHE/src/${pkg}_$version
 if [ ! -f "$dest/.unpacked" ]; then
-	rm -rf "$dest" "$dest.tmp"
-	mkdir -p "$dest.tmp"
+	# In a directory of its own: another clone may be unpacking it too.
+	mkdir -p "$CACHE/src"
+	tmp=$(mktemp -d "$dest.tmp.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" |
-		tar -xJ -C "$dest.tmp" || die "could not unpack $pkg.tar.xz from $deb"
-	[ -f "$dest.tmp/$pkg/Makefile" ] || die "$deb holds no kernel tree"
-	mv "$dest.tmp/$pkg" "$dest"
-	rmdir "$dest.tmp"
-	echo "$pkg $version" >"$dest/.unpacked"
+		tar -xJ -C "$tmp" || die "could not unpack $pkg.tar.xz from $deb"
+	[ -f "$tmp/$pkg/Makefile" ] || die "$deb holds no kernel tree"
+	echo "$pkg $version" >"$tmp/$pkg/.unpacked"
+	[ -f "$dest/.unpacked" ] || rm -rf "$dest"
+	mv -T "$tmp/$pkg" "$dest" 2>/dev/null || [ -f "$dest/.unpacked" ] || die "could not unpack into $dest"
 fi
 echo "$dest"

@@ -1,18 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
-# tree.sh: the private kernel tree of a line, $OUT/LINE/tree, a copy of
-# the line's pristine source (source.sh) or of KSRC, which is never touched
-# itself. It is at base, at the line's series applied with quilt, or at
-# the series plus a test-only overlay (tests/mutants/). Sourced.
+# tree.sh: a library, sourced, not run: the private kernel tree of a line,
+# $OUT/LINE/tree, a copy of the line's pristine source (source.sh) or of
+# KSRC, which is never touched itself: at base, at the line's series (quilt),
+# or at the series plus a test-only overlay (tests/mutants/).
 # shellcheck shell=bash
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# line_env LINE: set the line's paths.
+# line_env LINE: set the line's paths, PATCHES, its series' patches, and
+# FILES, what they touch.
 line_env() {
 	LINE=$1
 	LOUT=$OUT/$LINE
 	TREE=$LOUT/tree
 	SERIES=$(series_dir "$LINE")
+	PATCHES=$(series_patches "$SERIES")
+	# shellcheck disable=SC2034 # for the stages
+	FILES=$(series_files "$SERIES")
 	OVERLAY_MARK=$TREE/.cn-proc-overlay
 	mkdir -p "$LOUT" "$LOGS/$LINE"
 }
@@ -31,8 +35,7 @@ source_id() {
 	local src
 	src=$(pristine)
 	if [ -n "${KSRC:-}" ]; then
-		echo "ksrc $src $(find "$src" -name .git -prune -o -type f -printf '%T@ %s %p\n' |
-			sha256sum | cut -c1-16)"
+		echo "ksrc $src $(find "$src" -name .git -prune -o -type f -printf '%T@ %s %p\n' | cache_key)"
 	else
 		cat "$src/.unpacked"
 	fi
@@ -104,7 +107,7 @@ tree_patched() {
 	tree_base
 	mkdir -p "$TREE/patches"
 	cp "$SERIES/series" "$TREE/patches/"
-	series_patches "$SERIES" | xargs cp -t "$TREE/patches/"
+	xargs cp -t "$TREE/patches/" <<<"$PATCHES"
 	if ! out=$(tquilt push -a --fuzz=0 2>&1); then
 		failed=$(echo "$out" | sed -n 's/^Applying patch \(.*\)$/\1/p' | tail -1)
 		file=$(echo "$out" | sed -n 's/.*FAILED -- rejects in file \(.*\)$/\1/p' | head -1)
