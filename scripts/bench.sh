@@ -3,13 +3,11 @@
 # bench.sh: what ordered stamping costs, base vs patched, measured side by
 # side in one run (make bench), on the default kernels of one line (KERNEL
 # or KSRC's, the newest by default). In order:
-#   1. the harness's own cost (BENCH_COST): a cold build of the patched
-#      kernel, its rebuild after touching cn_proc.c, one boot to the result;
-#   2. three boots of the microbenchmark kernel (the series plus
+#   1. three boots of the microbenchmark kernel (the series plus
 #      tests/bench/ordered_ns_bench.c): ns per call of ktime_get_ordered_ns()
 #      and ktime_get_ns(), one cpu and every cpu calling; tsc=reliable, or
 #      the watchdog, distrusting an emulated TSC, moves to hpet mid-run;
-#   3. BENCH_PAIRS pairs of boots of base and patched (or BENCH_CANDIDATE),
+#   2. BENCH_PAIRS pairs of boots of base and patched (or BENCH_CANDIDATE),
 #      the order swapped every pair, each running the same fork/exec/exit
 #      storm with one listener (tests/bench/cn_proc_storm.c), in each mode
 #      of storm_modes: on KVM in real time; in software emulation both with
@@ -26,10 +24,9 @@
 . "$(dirname "$0")/kernels.sh"
 
 CANDIDATE=${BENCH_CANDIDATE:-patched}
-PAIRS=${BENCH_PAIRS:-5}
+PAIRS=${BENCH_PAIRS:-8}
 CPUS=${BENCH_CPUS:-2}
-STORM_ARGS=${STORM_ARGS:--w 4 -t 5 -r 3}
-BENCH_COST=${BENCH_COST:-yes}
+STORM_ARGS=${STORM_ARGS:--w 4 -t 5 -r 5}
 MICRO_BOOTS=3
 BENCH=$OUT/bench
 [ "$CANDIDATE" = patched ] || BENCH=$OUT/bench-$CANDIDATE
@@ -46,30 +43,6 @@ bench_mutant() {
 	} >"$OUT/mutants/ordered-ns-bench.patch"
 }
 
-# measure NAME LOG CMD...: run CMD, output to LOG; its wall time in ms goes
-# to the costs file as NAME.
-measure() {
-	local name=$1 log=$2 start
-	shift 2
-	start=$(date +%s%N)
-	"$@" >"$log" 2>&1 || die "$name failed, see $log"
-	echo "$name $((($(date +%s%N) - start) / 1000000))" >>"$BENCH/costs"
-}
-
-build_cost() {
-	local build=$BENCH/build
-	rm -rf "$build"
-	mkdir -p "$build"
-	cp "$LOUT/build/default/.config" "$build/.config"
-	tree_patched
-	measure cold_build "$LOGS/bench-cold-build.log" \
-		kmake "$TREE" "$build" x86_64 "$(basename "$KERNEL_IMAGE")"
-	touch "$TREE/drivers/connector/cn_proc.c"
-	measure cn_proc_rebuild "$LOGS/bench-cn_proc-rebuild.log" \
-		kmake "$TREE" "$build" x86_64 "$(basename "$KERNEL_IMAGE")"
-	rm -rf "$build"
-}
-
 # bench_boot NAME KERNEL CMDLINE...: a boot whose serial log lands in
 # $BENCH/NAME.log for bench_report.py, which fails on a kernel report.
 bench_boot() {
@@ -77,15 +50,6 @@ bench_boot() {
 	shift 2
 	boot_kernel "$LINE" "bench-$name" "default/$kernel" "$CPUS" "$@"
 	cp "$LOGS/$LINE/boot-bench-$name.log" "$BENCH/$name.log"
-}
-
-boot_cost() {
-	local start=$SECONDS
-	bench_boot boot-to-result patched
-	echo "boot_to_result $(((SECONDS - start) * 1000))" >>"$BENCH/costs"
-	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["exits"].get("cn_proc-selftest") != 0)' \
-		"$LOUT/results/bench-boot-to-result.json" ||
-		die "the patched kernel's selftest did not pass, see $BENCH/boot-to-result.log"
 }
 
 # storm_modes: NAME|ACCEL|QEMU_EXTRA for each mode the storm runs in.
@@ -101,7 +65,6 @@ main() {
 	[[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "BENCH_PAIRS=$PAIRS: a number, at least 1"
 	[[ $CPUS =~ ^[1-9][0-9]*$ ]] || die "BENCH_CPUS=$CPUS: a number, at least 1"
 	[[ $CANDIDATE =~ ^(patched|slow-helper)$ ]] || die "BENCH_CANDIDATE=$CANDIDATE: patched or slow-helper"
-	[[ $BENCH_COST =~ ^(yes|no)$ ]] || die "BENCH_COST=$BENCH_COST: yes or no"
 	[[ $STORM_ARGS != *[\"\\]* ]] || die "STORM_ARGS=$STORM_ARGS: no quotes or backslashes"
 	[ -z "${CONFIGS:-}" ] || die "CONFIGS=$CONFIGS: make bench boots runs of its own, it takes no CONFIGS"
 	select_lines
@@ -118,10 +81,6 @@ main() {
 	mapfile -t modes <<<"$(storm_modes)"
 	rm -rf "$BENCH"
 	mkdir -p "$BENCH"
-	if [ "$BENCH_COST" != no ]; then
-		stage "cold build and cn_proc.c rebuild (scratch directory)" build_cost
-		stage "boot to result (patched, -smp $CPUS, KUnit and selftest)" boot_cost
-	fi
 	for i in $(seq "$MICRO_BOOTS"); do
 		stage "microbenchmark boot $i/$MICRO_BOOTS (-smp $CPUS)" \
 			bench_boot "micro-$i" ordered-ns-bench cnproc_run=kunit tsc=reliable
@@ -139,7 +98,7 @@ main() {
 		done
 	done
 	echo
-	"$S/bench_report.py" "$BENCH" "$PAIRS" "$CPUS" "$STORM_ARGS" "$ACCEL" "$CANDIDATE" "$JOBS" \
+	"$S/bench_report.py" "$BENCH" "$PAIRS" "$CPUS" "$STORM_ARGS" "$ACCEL" "$CANDIDATE" \
 		"${modes[@]}" | tee "$BENCH/report.md"
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench_report.py DIR PAIRS CPUS STORM_ARGS ACCEL CANDIDATE JOBS MODE...:
+"""bench_report.py DIR PAIRS CPUS STORM_ARGS ACCEL CANDIDATE MODE...:
 make bench's tables.
 
-Reads DIR/costs, the microbenchmark boots' serial logs DIR/micro-N.log and the
+Reads the microbenchmark boots' serial logs DIR/micro-N.log and the
 storm boots' logs DIR/storm-NAME-PAIR-VARIANT.log, for each MODE, given as
 NAME|ACCEL|QEMU_EXTRA; VARIANT is base or CANDIDATE (patched, or
 slow-helper). Exits 1, saying why, when a log lacks its results or holds a
@@ -37,21 +37,6 @@ def read_log(path):
     if problems:
         fail(f'{path}: kernel report: {problems[0]["what"]}')
     return [l.rstrip('\r\n') for l in lines]
-
-
-def costs(d, jobs):
-    path = os.path.join(d, 'costs')
-    if not os.path.exists(path):
-        return
-    c = dict(l.split() for l in open(path))
-    rows = [('cold build of the default patched kernel', 'cold_build'),
-            ('rebuild after touching cn_proc.c', 'cn_proc_rebuild'),
-            ('one boot, start to selftest result', 'boot_to_result')]
-    print(f'Harness cost (make -j{jobs}, wall time):')
-    for label, key in rows:
-        if key in c:
-            print(f'  {label:<42} {int(c[key]) / 1000:7.1f} s')
-    print()
 
 
 def micro(d, cpus, accel):
@@ -124,11 +109,10 @@ def storm(d, name, pairs, cpus, args, accel, cand):
 
 
 def main():
-    d, pairs, cpus, args, accel, cand, jobs = sys.argv[1:8]
-    modes = [m.split('|') for m in sys.argv[8:]]
+    d, pairs, cpus, args, accel, cand = sys.argv[1:7]
+    modes = [m.split("|") for m in sys.argv[7:]]
     if not modes:
         fail('no storm mode given')
-    costs(d, jobs)
     micro(d, cpus, accel)
     summary = [(name, storm(d, name, int(pairs), cpus, args, f'{acc} {extra}'.strip(), cand))
                for name, acc, extra in modes]
