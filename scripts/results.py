@@ -71,6 +71,8 @@ def parse(lines):
             if m and m.group(1) and part is None:
                 res['checks']['kunit:' + m.group(3)] = status(m.group(2), m.group(4))
             continue
+        if kernel:
+            line = line[:kernel.start()]
         if line.startswith('cn_proc-init: error: '):
             res['problems'].append({'what': 'init: ' + line[21:], 'excerpt': []})
             continue

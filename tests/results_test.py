@@ -67,6 +67,12 @@ class Parse(unittest.TestCase):
             '# cn_proc: events=', '# cn_proc: [   40.100000] BUG: sleeping events='))
         self.assertIn('kernel: BUG: sleeping events=', ' '.join(results.verdict(res, 'pass')))
 
+    def test_printk_inside_a_selftest_line(self):
+        # Seen in a boot: the kernel's line landed before the plan's newline.
+        res = load('patched.log', replace(
+            '1..17\n', '1..17[    1.463683] tsc: Refined TSC clocksource calibration: 2596.109 MHz\n'))
+        self.assertEqual(results.verdict(res, 'pass'), [])
+
     def test_selftest_that_did_not_finish(self):
         res = load('patched.log', drop('cn_proc-selftest: exit'))
         self.assertIn('cn_proc-selftest did not finish', results.verdict(res, 'pass'))
