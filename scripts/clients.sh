@@ -111,11 +111,7 @@ resolve() {
 	done
 }
 
-pkgs=()
-for c in "${clients[@]}"; do
-	pkgs+=("${c%%:*}")
-done
-fetch "${pkgs[@]}"
+fetch "${clients[@]%%:*}"
 
 for c in "${clients[@]}"; do
 	pkg=${c%%:*} bin=${c#*:}

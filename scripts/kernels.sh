@@ -26,10 +26,7 @@ image_id() {
 		# How the harness builds: make's command line.
 		declare -f kmake
 		[ "$variant" = base ] || series_digest "$SERIES"
-		case $variant in
-		base | patched) ;;
-		*) cat "$(mutant_patch "$variant")" ;;
-		esac
+		[[ $variant =~ ^(base|patched)$ ]] || cat "$(mutant_patch "$variant")"
 	} | cache_key
 }
 

@@ -23,11 +23,8 @@ line_env() {
 
 # The pristine source of the line, from KSRC or the package.
 pristine() {
-	if [ -n "${KSRC:-}" ]; then
-		(cd "$KSRC" && pwd)
-	else
-		cat "$LOUT/pristine"
-	fi
+	[ -z "${KSRC:-}" ] || { (cd "$KSRC" && pwd); return; }
+	cat "$LOUT/pristine"
 }
 
 # What the tree was copied from; a change makes every build stale.
