@@ -5,7 +5,8 @@
 #                    the selftest (and the real clients), print base vs
 #                    patched; KERNEL=7.3|6.12|6.1|all picks the line (the
 #                    newest by default), CONFIGS="smp2 rt" the runs,
-#                    KSRC=/path a tree of your own
+#                    ARCH=x86_64|arm64 the guests' architecture (every
+#                    one by default), KSRC=/path a tree of your own
 #   make check       everything, every line: per-file diffs, unit tests,
 #                    the static checks of each series, then boot-test
 #   make bench       what the series costs: base vs patched events/s under a
@@ -18,6 +19,11 @@
 OUT ?= out
 export KSRC KERNEL CONFIGS OUT SELFTEST_ARGS JOBS BOOT_TIMEOUT BENCH_PAIRS \
 	BENCH_CANDIDATE BENCH_CPUS STORM_ARGS DEBS_MIRROR CLIENTS_SUITE
+# ARCH reaches the scripts as BOOT_ARCH, and no make they run: kbuild's
+# ARCH is the harness's to give (configs/arch/).
+export BOOT_ARCH := $(ARCH)
+unexport ARCH
+MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 # make check's lines: every line, or KSRC's.
 CHECK_KERNEL = $(or $(KERNEL),$(if $(KSRC),,all))
 
@@ -36,7 +42,7 @@ check: setup
 	scripts/file-diffs.sh --check && scripts/unit-tests.sh && \
 	scripts/check-series.sh && scripts/boot-test.sh && \
 	s=$$(($$(date +%s) - start)) && \
-	echo "make check (KERNEL=$(CHECK_KERNEL)$(if $(KSRC), KSRC=$(KSRC))$${CONFIGS:+ CONFIGS=$$CONFIGS}): passed in $$((s / 60))m$$((s % 60))s" | \
+	echo "make check (KERNEL=$(CHECK_KERNEL)$(if $(KSRC), KSRC=$(KSRC))$${CONFIGS:+ CONFIGS=$$CONFIGS}$${BOOT_ARCH:+ ARCH=$$BOOT_ARCH}): passed in $$((s / 60))m$$((s % 60))s" | \
 		tee $(OUT)/check.time
 
 boot-test: setup

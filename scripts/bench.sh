@@ -67,6 +67,7 @@ main() {
 	[[ $CANDIDATE =~ ^(patched|slow-helper)$ ]] || die "BENCH_CANDIDATE=$CANDIDATE: patched or slow-helper"
 	[[ $STORM_ARGS != *[\"\\]* ]] || die "STORM_ARGS=$STORM_ARGS: no quotes or backslashes"
 	[ -z "${CONFIGS:-}" ] || die "CONFIGS=$CONFIGS: make bench boots runs of its own, it takes no CONFIGS"
+	[ "$GUEST_ARCH" = x86_64 ] || die "ARCH=$GUEST_ARCH: make bench boots x86_64 (its TSC), it takes no ARCH"
 	select_lines
 	[ ${#LINES[@]} -eq 1 ] || die "KERNEL=${KERNEL:-}: make bench measures one line, not ${LINES[*]}"
 	line_env "${LINES[0]}"
@@ -75,9 +76,8 @@ main() {
 	build_kernels "$LINE" default/base default/patched default/ordered-ns-bench \
 		"default/$CANDIDATE"
 	stage "$LINE: initramfs" "$S/initramfs.sh" "$LINE"
-	stage "accelerator" choose_accel "$(image_dir default patched)/bzImage"
-	ACCEL=$(cat "$OUT/accel")
-	export ACCEL
+	stage "accelerator" choose_accel "$(image_dir default/patched)/${KERNEL_IMAGE##*/}"
+	ACCEL=$(cat "$OUT/accel") && export ACCEL
 	mapfile -t modes <<<"$(storm_modes)"
 	rm -rf "$BENCH"
 	mkdir -p "$BENCH"

@@ -65,9 +65,8 @@ test_line() {
 	stage "$line: initramfs" "$S/initramfs.sh" "$line"
 	# Chosen once a run, with the first kernel built.
 	[ -f "$OUT/accel" ] ||
-		stage "accelerator" choose_accel "$(image_dir "${kernels[0]%/*}" "${kernels[0]#*/}")/bzImage"
-	ACCEL=$(cat "$OUT/accel")
-	export ACCEL
+		stage "accelerator" choose_accel "$(image_dir "${kernels[0]}")/${KERNEL_IMAGE##*/}"
+	ACCEL=$(cat "$OUT/accel") && export ACCEL
 	note "accelerator: $ACCEL"
 	rm -rf "$results"
 	mkdir -p "$results"

@@ -4,8 +4,8 @@
 # of Debian suite SUITE (bookworm, trixie-backports, ...) into the cache and
 # print the paths of the .deb files there, one a line; each is stored once.
 #
-# From this machine's apt mirror (or DEBS_MIRROR), amd64, with apt state
-# of its own in $CACHE/apt/SUITE/ (the machine's apt configuration is left
+# From this machine's apt mirror (or DEBS_MIRROR), amd64 or DEBS_ARCH, with
+# apt state of its own in $CACHE/apt/SUITE[.ARCH]/ (the machine's apt is left
 # alone), verified with the Debian archive keyring; a .deb there that
 # matches the index's SHA256 is not fetched again. The lists are refreshed
 # daily, or when a package is not in them or not downloadable as they say;
@@ -22,7 +22,7 @@ esac
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$keyring" ] || die "$keyring is missing (apt-get install debian-archive-keyring)"
-arch=amd64
+arch=${DEBS_ARCH:-amd64}
 
 # The machine's Debian mirror: the first URI ending in /debian in its apt
 # sources (deb822 .sources files, then one-line sources.list files).
@@ -45,6 +45,7 @@ url=${DEBS_MIRROR:-$(mirror | sed 's,/*$,,' | grep -m1 -E "^https?://.*/$archive
 [ -n "$url" ] || die "no Debian mirror in /etc/apt/sources.list{,.d/*}; set DEBS_MIRROR"
 
 cache=$CACHE/apt/$suite
+[ "$arch" = amd64 ] || cache=$cache.$arch
 mkdir -p "$cache/lists/partial" "$cache/cache/archives/partial" "$cache/debs" "$cache/state"
 exec 9>"$cache/lock"
 flock 9

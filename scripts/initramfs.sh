@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# initramfs.sh LINE: the test initramfs of a line, $OUT/LINE/initramfs.cpio.gz:
-# a static busybox, tests/init and its console_drain, the selftest built
-# statically 64- and 32-bit from its place in the line's patched tree
-# against that tree's uapi headers, make bench's event storm, and the real
-# clients (clients.sh).
+# initramfs.sh LINE: the test initramfs of a line, $OUT/LINE/initramfs.cpio.gz,
+# as the guests' configs/arch/ARCH.config says: Debian's busybox-static,
+# tests/init and its console_drain, the selftest for each listener from its
+# place in the line's patched tree against that tree's uapi headers, make
+# bench's event storm (all static), and the real clients (clients.sh).
 # shellcheck source=tree.sh
 . "$(dirname "$0")/tree.sh"
 
@@ -16,39 +16,38 @@ bin=$LOUT/selftest
 root=$LOUT/initramfs
 
 tree_patched
-kmake "$TREE" "$build" x86_64 headers >"$LOGS/$LINE/headers.log" 2>&1 ||
+kmake "$TREE" "$build" "$GUEST_ARCH" headers >"$LOGS/$LINE/headers.log" 2>&1 ||
 	die "make headers failed, see $LOGS/$LINE/headers.log"
 
 # The selftest sits in the tree as it would upstream.
-rm -rf "$st"
+rm -rf "$st" "$root"
 cp -r "$TOP/tools/testing/selftests/cn_proc" "$st"
-for bits in 64 32; do
+mkdir -p "$root/bin"
+for l in $LISTENERS; do
+	bits=${l%%:*}
 	mkdir -p "$bin/$bits"
-	make -C "$st" OUTPUT="$bin/$bits" KHDR_INCLUDES="-isystem $hdrs" \
-		LDFLAGS="-m$bits -static" >"$LOGS/$LINE/selftest-$bits.log" 2>&1 ||
-		die "selftest -m$bits build failed, see $LOGS/$LINE/selftest-$bits.log"
+	make -C "$st" OUTPUT="$bin/$bits" KHDR_INCLUDES="-isystem $hdrs" CROSS_COMPILE="$CROSS_COMPILE" \
+		LDFLAGS="${l#*:} -static" >"$LOGS/$LINE/selftest-$bits.log" 2>&1 ||
+		die "selftest $bits-bit build failed, see $LOGS/$LINE/selftest-$bits.log"
+	cp "$bin/$bits/cn_proc_test" "$root/bin/cn_proc_test${bits#64}"
 done
-gcc -Wall -O2 -static -isystem "$hdrs" -o "$bin/cn_proc_storm" \
+"${CROSS_COMPILE}gcc" -Wall -O2 -static -isystem "$hdrs" -o "$bin/cn_proc_storm" \
 	"$TOP/tests/bench/cn_proc_storm.c" >"$LOGS/$LINE/storm.log" 2>&1 ||
 	die "cn_proc_storm build failed, see $LOGS/$LINE/storm.log"
-gcc -Wall -O2 -static -o "$bin/console_drain" "$TOP/tests/console_drain.c" ||
+"${CROSS_COMPILE}gcc" -Wall -O2 -static -o "$bin/console_drain" "$TOP/tests/console_drain.c" ||
 	die "console_drain build failed"
 
-"$S/clients.sh" "$OUT/clients" >"$LOGS/clients.log" 2>&1 ||
-	die "could not stage the real clients, see $LOGS/clients.log"
-
-busybox=$(command -v busybox) || die "no busybox: apt-get install busybox-static"
-if ldd "$busybox" >/dev/null 2>&1; then
-	die "$busybox is not static: apt-get install busybox-static"
+if [ "$CLIENTS" = 1 ]; then
+	"$S/clients.sh" "$OUT/clients" >"$LOGS/clients.log" 2>&1 ||
+		die "could not stage the real clients, see $LOGS/clients.log"
+	cp -a "$OUT/clients/." "$root/"
 fi
 
-rm -rf "$root"
-mkdir -p "$root/bin"
-cp -a "$OUT/clients/." "$root/"
-cp "$busybox" "$root/bin/busybox"
+# Unpacked, not installed (bookworm, as the clients).
+deb=$(DEBS_ARCH=$DEBIAN_ARCH "$S/debs.sh" bookworm busybox-static) ||
+	die "could not fetch Debian's busybox-static for $DEBIAN_ARCH"
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$root" ./bin/busybox
 ln -s busybox "$root/bin/sh"
-cp "$bin/64/cn_proc_test" "$root/bin/cn_proc_test"
-cp "$bin/32/cn_proc_test" "$root/bin/cn_proc_test32"
 cp "$bin/cn_proc_storm" "$bin/console_drain" "$root/bin/"
 cp "$TOP/tests/init" "$root/init"
 chmod +x "$root/init"

@@ -12,8 +12,9 @@
 # shellcheck source=tree.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tree.sh"
 
+# image_dir FLAVOUR/VARIANT: where the image and its id are.
 image_dir() {
-	echo "$LOUT/kernels/$1/$2"
+	echo "$LOUT/kernels/$1"
 }
 
 # What an image is built from; an unchanged id means nothing to rebuild.
@@ -34,9 +35,9 @@ image_id() {
 # copied whole from the cache. Called in a condition: see cache_get.
 image_ok() {
 	local d id
-	d=$(image_dir "$1" "$2")
+	d=$(image_dir "$1/$2")
 	id=$(image_id "$1" "$2") || die "$LINE $1 $2: no image id"
-	[ "$(cat "$d/id" 2>/dev/null)" != "$id" ] || [ ! -f "$d/bzImage" ] || return 0
+	[ "$(cat "$d/id" 2>/dev/null)" != "$id" ] || [ ! -f "$d/${KERNEL_IMAGE##*/}" ] || return 0
 	cache_get kernels "$id" "$d" || return 1
 	note "$LINE $1 $2: from the cache ($id)"
 }
@@ -44,8 +45,8 @@ image_ok() {
 build_image() {
 	local flavour=$1 variant=$2 build=$LOUT/build/$1 dest id
 	local log=$LOGS/$LINE/build-$flavour-$variant.log
-	dest=$(image_dir "$flavour" "$variant")
-	if ! kmake "$TREE" "$build" x86_64 "$(basename "$KERNEL_IMAGE")" >"$log" 2>&1; then
+	dest=$(image_dir "$flavour/$variant")
+	if ! kmake "$TREE" "$build" "$GUEST_ARCH" "${KERNEL_IMAGE##*/}" >"$log" 2>&1; then
 		grep -E 'error|Error' "$log" | head -20 >&2 || tail -20 "$log" >&2
 		die "$LINE $flavour $variant kernel build failed, see $log"
 	fi
@@ -53,7 +54,7 @@ build_image() {
 	id=$(image_id "$flavour" "$variant")
 	rm -rf "$dest"
 	mkdir -p "$dest"
-	cp "$build/$KERNEL_IMAGE" "$dest/bzImage"
+	cp "$build/$KERNEL_IMAGE" "$dest/"
 	echo "$id" >"$dest/id"
 	cache_put "$dest" kernels "$id"
 }
@@ -61,12 +62,12 @@ build_image() {
 # build_kernels LINE FLAVOUR/VARIANT...: build what is missing, base
 # first, then the series, then each mutant, each in its own stage.
 build_kernels() {
-	local want=("${@:2}") k f v variant
+	local want=("${@:2}") k f v variant frags=()
 	line_env "$1"
 	stage "$LINE: tree" tree_prepare
+	[ "$CLIENTS" = 0 ] || frags=("$TOP/configs/clients.config") # the guest runs them
 	for f in $(printf '%s\n' "${want[@]%/*}" | sort -u); do
-		stage "$LINE: config $f" "$S/config.sh" "$TREE" "$LOUT/build/$f" x86_64 "$f" \
-			"$TOP/configs/clients.config"
+		stage "$LINE: config $f" "$S/config.sh" "$TREE" "$LOUT/build/$f" "$GUEST_ARCH" "$f" "${frags[@]}"
 	done
 	for variant in base patched $(printf '%s\n' "${want[@]#*/}" | grep -vxE 'base|patched' | sort -u); do
 		for k in "${want[@]}"; do
@@ -104,7 +105,7 @@ boot_kernel() {
 	log=$LOGS/$LINE/boot-$name.log
 	json=$LOUT/results/$name.json
 	mkdir -p "$LOUT/results"
-	INITRD=$LOUT/initramfs.cpio.gz "$S/boot.sh" "$(image_dir "${kernel%/*}" "${kernel#*/}")/bzImage" "$log" "$cpus" "$@" || rc=$?
+	INITRD=$LOUT/initramfs.cpio.gz "$S/boot.sh" "$(image_dir "$kernel")/${KERNEL_IMAGE##*/}" "$log" "$cpus" "$@" || rc=$?
 	case $rc in
 	0) ;;
 	124 | 137) timed_out=(--timed-out) ;; # timeout(1): the boot hung

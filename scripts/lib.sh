@@ -14,16 +14,22 @@ LOGS=$OUT/logs
 JOBS=${JOBS:-$(nproc)}
 export S=$TOP/scripts
 # arch_env ARCH: the "# harness: NAME=VALUE..." lines of the architecture's
-# one file, configs/arch/ARCH.config (KARCH, QEMU, ...). Guests are x86_64.
+# one file, configs/arch/ARCH.config (KARCH, QEMU, ...); status 1 if none.
 arch_env() {
+	[ -f "$TOP/configs/arch/$1.config" ] || return 1
+	CROSS_COMPILE='' QEMU=''
 	eval "$(sed -n 's/^# harness: //p' "$TOP/configs/arch/$1.config")"
 }
-arch_env x86_64
 
 die() {
 	echo "error: $*" >&2
 	exit 1
 }
+
+# The guests' architecture, one a process: BOOT_ARCH (make's ARCH), x86_64.
+GUEST_ARCH=${BOOT_ARCH:-x86_64}
+{ arch_env "$GUEST_ARCH" && [ -n "$QEMU" ]; } || die "ARCH=$GUEST_ARCH: not an architecture the boot test boots: $(
+	grep -l '^# harness: .*QEMU=' "$TOP"/configs/arch/*.config | sed 's|.*/||; s|\.config$||' | xargs)"
 
 note() {
 	echo "  $*"

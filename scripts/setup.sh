@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # setup.sh: install the Debian packages the harness needs (as root), or
 # print the exact apt-get line that would. gcc-12-multilib, not
-# gcc-multilib, which conflicts with the ARM cross-compiler. The kernel
-# sources are not installed: source.sh fetches them into the cache.
+# gcc-multilib, which conflicts with the ARM cross-compilers. The kernel
+# sources and guests' busybox are fetched into the cache, not installed.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 packages=(make gcc gcc-12-multilib gcc-arm-linux-gnueabi flex bison bc libelf-dev
-	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse
-	  shellcheck bats busybox-static qemu-system-x86 debian-archive-keyring)
+	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse shellcheck bats
+	  qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	  debian-archive-keyring)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,9 +11,9 @@ setup() {
 	S=$TOP/scripts
 	T=$BATS_TEST_TMPDIR
 	export OUT=$T/out XDG_CACHE_HOME=$T/cache
-	unset KSRC KERNEL CONFIGS SELFTEST_ARGS BENCH_PAIRS BENCH_CANDIDATE
+	unset KSRC KERNEL CONFIGS SELFTEST_ARGS BENCH_PAIRS BENCH_CANDIDATE BOOT_ARCH
 	mkdir -p "$T/bin"
-	for c in make qemu-system-x86_64 apt-get dpkg-deb; do
+	for c in make qemu-system-x86_64 qemu-system-aarch64 apt-get dpkg-deb; do
 		printf '#!/bin/sh\necho "stub: %s called" >&2\nexit 99\n' "$c" >"$T/bin/$c"
 		chmod +x "$T/bin/$c"
 	done
@@ -82,9 +82,10 @@ EOF
 	KSRC=$T/linux-6.1 KERNEL=all refused KERNEL=all bash "$S/check-series.sh"
 }
 
-@test "bench measures one line: KERNEL=all and CONFIGS are refused" {
+@test "bench measures one line on x86_64: KERNEL=all, CONFIGS and ARCH are refused" {
 	KERNEL=all refused KERNEL=all bash "$S/bench.sh"
 	CONFIGS=smp2 refused CONFIGS=smp2 bash "$S/bench.sh"
+	BOOT_ARCH=arm64 refused "ARCH=arm64: make bench boots x86_64" bash "$S/bench.sh"
 }
 
 @test "CONFIGS that selects no run of a chosen line is refused" {
@@ -187,7 +188,7 @@ image() {
 		echo image >"$e/bzImage"
 		echo "$id" >"$e/id"
 		(cd "$e" && sha256sum bzImage id >SHA256SUMS)
-		d=$(image_dir default base)
+		d=$(image_dir default/base)
 		'"$1" _ "$S"
 	echo "$output"
 }
@@ -313,9 +314,11 @@ EOF
 
 @test "every environment variable the scripts read is in the README's option list" {
 	# Set by the harness for its own stages, not options.
-	local internal=" ACCEL INITRD STAGE QEMU_EXTRA CROSS_COMPILE HOME " v
+	local internal=" ACCEL INITRD STAGE QEMU_EXTRA CROSS_COMPILE DEBS_ARCH HOME " v
 	for v in $(cat "$S"/*.sh "$TOP/Makefile" | grep -oE '\$\{[A-Z][A-Z0-9_]*:[-?]' | tr -d '${:?-' | sort -u); do
 		[[ $internal == *" $v "* ]] && continue
+		# make's ARCH, which the Makefile gives the scripts as BOOT_ARCH.
+		[ "$v" != BOOT_ARCH ] || v=ARCH
 		sed -n '/^Options/,/^Other targets/p' "$TOP/README" | grep -qE "^ +$v=" ||
 			{ echo "$v is not in the README's option list"; false; }
 	done
