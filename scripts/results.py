@@ -14,8 +14,9 @@ where EXPECT is "pass", or "fail:CHECK,CHECK..." for exactly those checks
 failing; a CHECK? there may fail or pass; a CHECK the boot did not report
 is an error. Whatever the expectation, a boot fails that timed out, did
 not finish a part it was asked to run or report its whole plan, whose init
-refused its parameters, or whose kernel reported a problem (panic, oops,
-BUG, WARNING, lockdep, atomic sleep, UBSAN, KASAN, stall).
+refused its parameters, whose kernel reported a problem (panic, oops,
+BUG, WARNING, lockdep, atomic sleep, UBSAN, KASAN, stall), or whose atomics
+(arm64's) are not the cnproc_atomics=lse|llsc its command line names.
 """
 import json
 import re
@@ -55,7 +56,8 @@ def status(word, rest):
 
 def parse(lines):
     res = {'checks': {}, 'diag': {}, 'exits': {}, 'started': [],
-           'plans': {}, 'wanted': None, 'problems': []}
+           'plans': {}, 'wanted': None, 'problems': [], 'atomics': None,
+           'want_atomics': None}
     part = None
     for i, raw in enumerate(lines):
         line = raw.rstrip('\r\n')
@@ -66,7 +68,15 @@ def parse(lines):
                 'what': line[kernel.end():].strip(),
                 'excerpt': [l.rstrip() for l in lines[max(0, i - 3):i + 15]]})
         if kernel and kernel.start() == 0:
-            m = RESULT.match(line[kernel.end():])
+            msg = line[kernel.end():]
+            m = re.match(r'Kernel command line:.*\bcnproc_atomics=(\S*)', msg)
+            res['want_atomics'] = m.group(1) if m else res['want_atomics']
+            # arm64's atomics: LL/SC unless it detects LSE once all cpus are up.
+            if msg.startswith('CPU: All CPU(s) started at EL'):
+                res['atomics'] = res['atomics'] or 'llsc'
+            elif msg.startswith('CPU features: detected: LSE atomic instructions'):
+                res['atomics'] = 'lse'
+            m = RESULT.match(msg)
             # KUnit cases are indented under their suite.
             if m and m.group(1) and part is None:
                 res['checks']['kunit:' + m.group(3)] = status(m.group(2), m.group(4))
@@ -117,6 +127,9 @@ def problems(res, series=True):
         why.append('no KUnit results')
     if res['wanted'] is None:
         why.append('init did not start')
+    if res['atomics'] != res['want_atomics']:
+        why.append(f'atomics: {res["atomics"] or "none detected"}, '
+                   f'cnproc_atomics={res["want_atomics"] or "(none)"}')
     for part in res['wanted'] or []:
         if part not in res['started']:
             why.append(f'{part} did not start')
@@ -199,6 +212,8 @@ def table(boots):
         rows.append(row(label, lambda b, n=n: b['res']['checks'].get(n)))
     for label, key in FIGURES:
         rows.append(row(label, lambda b, key=key: figure(b['res'], key)))
+    if any(b['res']['atomics'] for b in boots):
+        rows.append(row('atomics', lambda b: b['res']['atomics']))
     rows.append(row('kernel reports', lambda b: str(len(b['res']['problems']))))
     rows.append(row('as expected', lambda b: 'no' if b['why'] else 'yes'))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

@@ -36,14 +36,14 @@ refused() {
 	[[ $output != *"stub:"* ]]
 }
 
-# verdict EXPECT [PYTHON-EDIT]: results.py's verdict on tests/logs/patched.log,
-# its lines edited by the Python expression (of "lines") if given.
+# verdict EXPECT [PYTHON-EDIT [LOG]]: results.py's verdict on tests/logs/LOG
+# (patched.log), its lines edited by the Python expression (of "lines").
 verdict() {
-	python3 - "$TOP" "$1" "${2:-lines}" <<'EOF'
+	python3 - "$TOP" "$1" "${2:-lines}" "${3:-patched.log}" <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[1] + '/scripts')
 import results
-lines = open(sys.argv[1] + '/tests/logs/patched.log', errors='replace').readlines()
+lines = open(sys.argv[1] + '/tests/logs/' + sys.argv[4], errors='replace').readlines()
 print('; '.join(results.verdict(results.parse(eval(sys.argv[3])), sys.argv[2])))
 EOF
 }
@@ -144,9 +144,13 @@ runs_with() {
 	# Never run an init without --check here: it would take the machine over.
 	grep -q -- '--check' "$TOP/tests/init" || { echo "tests/init has no --check"; false; }
 	env -i PATH="$PATH" cnproc_run=kunit cnproc_clients=1 sh "$TOP/tests/init" --check
+	env -i PATH="$PATH" cnproc_atomics=llsc sh "$TOP/tests/init" --check
 	run env -i PATH="$PATH" cnproc_run=kunti sh "$TOP/tests/init" --check
 	[ "$status" -ne 0 ]
 	[[ $output == *cnproc_run=kunti* ]]
+	run env -i PATH="$PATH" cnproc_atomics=cas sh "$TOP/tests/init" --check
+	[ "$status" -ne 0 ]
+	[[ $output == *"cnproc_atomics=cas: not lse or llsc"* ]]
 }
 
 @test "a boot whose init ran an unknown run mode fails, on its KUnit results alone too" {

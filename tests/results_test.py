@@ -108,6 +108,34 @@ class Parse(unittest.TestCase):
         self.assertEqual(results.verdict(res, want), [])
 
 
+class Atomics(unittest.TestCase):
+    def test_x86_names_none(self):
+        res = load('patched.log')
+        self.assertIsNone(res['atomics'])
+        self.assertEqual(results.verdict(res, 'pass'), [])
+
+    def test_lse_and_llsc_as_named(self):
+        for name in 'lse', 'llsc':
+            res = load(f'arm64-{name}.log')
+            self.assertEqual(res['atomics'], name)
+            self.assertEqual(results.verdict(res, 'pass'), [])
+
+    def test_other_atomics_than_named(self):
+        res = load('arm64-lse.log', replace('cnproc_atomics=lse', 'cnproc_atomics=llsc'))
+        self.assertEqual(results.verdict(res, 'pass'), ['atomics: lse, cnproc_atomics=llsc'])
+        res = load('arm64-llsc.log', replace('cnproc_atomics=llsc', 'cnproc_atomics=lse'))
+        self.assertEqual(results.verdict(res, 'pass'), ['atomics: llsc, cnproc_atomics=lse'])
+
+    def test_arm64_boot_must_name_its_atomics(self):
+        res = load('arm64-llsc.log', replace(' cnproc_atomics=llsc', ''))
+        self.assertEqual(results.verdict(res, 'pass'), ['atomics: llsc, cnproc_atomics=(none)'])
+
+    def test_named_but_not_arm64(self):
+        res = load('patched.log', replace('cnproc_clients=1\n', 'cnproc_clients=1 cnproc_atomics=lse\n'))
+        self.assertEqual(results.verdict(res, 'pass'),
+                         ['atomics: none detected, cnproc_atomics=lse'])
+
+
 class Table(unittest.TestCase):
     def boot(self, run, variant, log, expect):
         res = load(log)
@@ -121,6 +149,12 @@ class Table(unittest.TestCase):
         order = [r for r in rows if r.startswith('| load_order ')][0]
         self.assertIn('FAIL / ok', order)
         self.assertIn('yes / yes', rows[-1])
+
+    def test_atomics_row_where_a_boot_shows_them(self):
+        rows = results.table([self.boot('arm64-lse', 'patched', 'arm64-lse.log', 'pass'),
+                              self.boot('arm64-llsc', 'patched', 'arm64-llsc.log', 'pass')])
+        atomics = [r for r in rows if r.startswith('| atomics ')][0]
+        self.assertRegex(atomics, r'\| lse +\| llsc +\|')
 
     def test_single_kernel_run(self):
         rows = results.table([self.boot('debug', 'patched', 'patched.log', 'pass')])
