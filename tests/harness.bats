@@ -99,6 +99,30 @@ EOF
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output != *"stub:"* ]]
+	KERNEL=7.3 BOOT_ARCH=arm64 CONFIGS=arm64-llsc run bash "$S/boot-test.sh" --check-options
+	[ "$status" -eq 0 ]
+}
+
+@test "ARCH: an architecture the boot test does not boot is refused before any build" {
+	BOOT_ARCH=mips refused "ARCH=mips: not an architecture the boot test boots: arm64 x86_64" bash "$S/boot-test.sh"
+	BOOT_ARCH=i386 refused "ARCH=i386" bash "$S/boot-test.sh"
+	refused ARCH=mips /usr/bin/make -s -C "$TOP" boot-test ARCH=mips
+	refused ARCH=mips /usr/bin/make -s -C "$TOP" check KERNEL=7.3 ARCH=mips
+	[ ! -e "$OUT/logs" ]
+}
+
+@test "ARCH that leaves a chosen line no run is refused, as CONFIGS is" {
+	KERNEL=6.1 BOOT_ARCH=arm64 refused 'ARCH=arm64 CONFIGS="" selects no run of Linux 6.1' bash "$S/boot-test.sh"
+	KERNEL=7.3 BOOT_ARCH=arm64 CONFIGS=smp2 refused 'ARCH=arm64 CONFIGS="smp2" selects no run' bash "$S/boot-test.sh"
+}
+
+@test "ARCH reaches the scripts as BOOT_ARCH, and no kernel make" {
+	run /usr/bin/make -s -C "$TOP" -n boot-test ARCH=arm64
+	[[ $output == *scripts/boot-test.sh* ]]
+	printf 'env:\n\t@env | grep -E "ARCH=" | sort\n' >"$T/env.mk"
+	run /usr/bin/make -s -C "$TOP" -f Makefile -f "$T/env.mk" ARCH=arm64 env
+	echo "$output"
+	[ "$output" = BOOT_ARCH=arm64 ]
 }
 
 @test "SELFTEST_ARGS that cannot reach the selftest whole are refused" {
@@ -138,6 +162,35 @@ runs_with() {
 	runs_with "default pathced 2 - pass" "pathced"
 	runs_with "default patched two - pass" "cpus 'two'"
 	runs_with "default patched 2 - passes" "expect 'passes'"
+	runs_with "arm64:default patched 2: cnproc_atomics=lse pass" "cpus '2:'"
+}
+
+@test "configs/runs: an architecture that does not boot is an error" {
+	runs_with "mips:default patched 2 - pass" "no architecture mips that boots"
+	runs_with "i386:default patched 2 - pass" "no architecture i386 that boots"
+}
+
+@test "configs/runs: an arm64 row without cnproc_atomics is an error, an x86_64 row with it too" {
+	runs_with "arm64:default patched 2 - pass" "cnproc_atomics=: arm64 rows name lse llsc"
+	runs_with "arm64:default patched 2 clocksource=jiffies pass" "cnproc_atomics=: arm64 rows name lse llsc"
+	runs_with "default patched 2 cnproc_atomics=lse pass" "cnproc_atomics=lse: x86_64 rows name none"
+	runs_with "arm64:default patched 2 cnproc_atomics=cas pass" "cnproc_atomics=cas"
+}
+
+@test "a boot whose atomics the log contradicts fails, whatever the row expects" {
+	for log in lse llsc; do
+		run verdict pass lines "arm64-$log.log"
+		[ -z "$output" ]
+	done
+	run verdict pass "[l.replace('cnproc_atomics=lse', 'cnproc_atomics=llsc') for l in lines]" arm64-lse.log
+	echo "$output"
+	[ "$output" = "atomics: lse, cnproc_atomics=llsc" ]
+	run verdict 'fail:load_order?' "[l.replace('cnproc_atomics=llsc', 'cnproc_atomics=lse') for l in lines]" arm64-llsc.log
+	[ "$output" = "atomics: llsc, cnproc_atomics=lse" ]
+	run verdict pass "[l.replace(' cnproc_atomics=llsc', '') for l in lines]" arm64-llsc.log
+	[ "$output" = "atomics: llsc, cnproc_atomics=(none)" ]
+	run verdict pass "[l.replace('cnproc_clients=1', 'cnproc_clients=1 cnproc_atomics=lse') for l in lines]"
+	[ "$output" = "atomics: none detected, cnproc_atomics=lse" ]
 }
 
 @test "tests/init refuses what it does not know, in the guest and on the host" {
