@@ -19,9 +19,10 @@
 OUT ?= out
 export KSRC KERNEL CONFIGS OUT SELFTEST_ARGS JOBS BOOT_TIMEOUT BENCH_PAIRS \
 	BENCH_CANDIDATE BENCH_CPUS STORM_ARGS DEBS_MIRROR CLIENTS_SUITE
-# ARCH reaches the scripts as BOOT_ARCH, and no make they run: kbuild's
-# ARCH is the harness's to give (configs/arch/).
-export BOOT_ARCH := $(ARCH)
+# ARCH, from make's command line only (an ARCH in the environment is
+# kbuild's), reaches the scripts as BOOT_ARCH, and no make they run:
+# kbuild's ARCH is the harness's to give (configs/arch/).
+export BOOT_ARCH := $(if $(filter command line,$(origin ARCH)),$(ARCH))
 unexport ARCH
 MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 # make check's lines: every line, or KSRC's.
@@ -40,7 +41,7 @@ check: setup
 	@start=$$(date +%s); export KERNEL=$(CHECK_KERNEL); \
 	scripts/boot-test.sh --check-options && \
 	scripts/file-diffs.sh --check && scripts/unit-tests.sh && \
-	scripts/check-series.sh && scripts/boot-test.sh && \
+	BOOT_ARCH= scripts/check-series.sh && scripts/boot-test.sh && \
 	s=$$(($$(date +%s) - start)) && \
 	echo "make check (KERNEL=$(CHECK_KERNEL)$(if $(KSRC), KSRC=$(KSRC))$${CONFIGS:+ CONFIGS=$$CONFIGS}$${BOOT_ARCH:+ ARCH=$$BOOT_ARCH}): passed in $$((s / 60))m$$((s % 60))s" | \
 		tee $(OUT)/check.time

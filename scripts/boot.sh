@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 kernel=$1 log=$2 smp=${3%%:*} cpu=()
-[[ $3 != *:* ]] || cpu=(-cpu "${3#*:}")
+[[ $3 != *:* ]] || cpu=(-cpu "${3#*:}") ACCEL=tcg,thread=multi # KVM has the host's cpu only
 shift 3
 
 rm -f "$log"

@@ -189,12 +189,10 @@ check_line() {
 }
 
 main() {
-	if [ "${1:-}" = --line ]; then
-		check_line "$2"
-	else
-		select_lines
-		each_line "static checks"
-	fi
+	[ "${1:-}" != --line ] || { check_line "$2"; return; }
+	[ -z "${BOOT_ARCH:-}" ] || die "ARCH=$BOOT_ARCH: the static checks are every configuration of configs/checks; ARCH selects boot-test's runs"
+	select_lines
+	each_line "static checks"
 }
 
 main "$@"

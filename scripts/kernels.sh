@@ -75,7 +75,7 @@ build_kernels() {
 			[ "$v" = "$variant" ] || continue
 			! image_ok "$f" "$v" || continue
 			stage "$LINE: tree at $v" tree_at "$v"
-			stage "$LINE: build $f $v kernel" build_image "$f" "$v"
+			stage "$LINE: build $f $v kernel ($GUEST_ARCH)" build_image "$f" "$v"
 		done
 	done
 	stage "$LINE: tree at patched" tree_patched

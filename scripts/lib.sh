@@ -17,7 +17,7 @@ export S=$TOP/scripts
 # one file, configs/arch/ARCH.config (KARCH, QEMU, ...); status 1 if none.
 arch_env() {
 	[ -f "$TOP/configs/arch/$1.config" ] || return 1
-	CROSS_COMPILE='' QEMU=''
+	export -n CROSS_COMPILE && CROSS_COMPILE='' QEMU='' # make is given it, never inherits it
 	eval "$(sed -n 's/^# harness: //p' "$TOP/configs/arch/$1.config")"
 }
 

@@ -9,7 +9,7 @@
 tables=()
 for line in $(all_lines); do
 	for t in "$OUT"/{,*/}"$line"/results/table.md; do
-		[ ! -f "$t" ] || tables+=("$t")
+		[ ! -f "$t" ] || [ "$t" -ot "$OUT/commit" ] || tables+=("$t") # not an older run's
 	done
 done
 [ ${#tables[@]} -gt 0 ] || die "no results in $OUT: run make boot-test or make check first"

@@ -71,8 +71,9 @@ def parse(lines):
             msg = line[kernel.end():]
             m = re.match(r'Kernel command line:.*\bcnproc_atomics=(\S*)', msg)
             res['want_atomics'] = m.group(1) if m else res['want_atomics']
-            # arm64's atomics: LL/SC unless it detects LSE once all cpus are up.
-            if msg.startswith('CPU: All CPU(s) started at EL'):
+            # arm64's atomics: LL/SC unless LSE was detected by the time
+            # the system-wide alternatives (which make the choice) apply.
+            if msg.startswith('alternatives: applying system-wide alternatives'):
                 res['atomics'] = res['atomics'] or 'llsc'
             elif msg.startswith('CPU features: detected: LSE atomic instructions'):
                 res['atomics'] = 'lse'

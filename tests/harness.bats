@@ -123,6 +123,25 @@ EOF
 	run /usr/bin/make -s -C "$TOP" -f Makefile -f "$T/env.mk" ARCH=arm64 env
 	echo "$output"
 	[ "$output" = BOOT_ARCH=arm64 ]
+	# An ARCH in the environment is kbuild's (a kernel developer's shell).
+	ARCH=arm run /usr/bin/make -s -C "$TOP" -f Makefile -f "$T/env.mk" env
+	[ "$output" = BOOT_ARCH= ]
+	# Nor an exported CROSS_COMPILE, once set to the arch's: kmake passes it.
+	CROSS_COMPILE=x- BOOT_ARCH=arm64 run bash -c ". '$S/lib.sh' && env | grep '^CROSS_COMPILE='"
+	[ "$status" -eq 1 ]
+}
+
+@test "ARCH: the static checks refuse it; make check's static checks do not see it" {
+	BOOT_ARCH=arm64 refused "ARCH=arm64: the static checks are every configuration" bash "$S/check-series.sh"
+	run /usr/bin/make -s -C "$TOP" -n check ARCH=arm64
+	[[ $output == *"BOOT_ARCH= scripts/check-series.sh"* ]]
+}
+
+@test "a row naming a cpu model boots in software emulation: KVM has the host's cpu only" {
+	printf '#!/bin/sh\necho "$*" >"%s/args"\n' "$T" >"$T/bin/qemu-system-aarch64"
+	BOOT_ARCH=arm64 ACCEL="kvm -cpu host" INITRD=/dev/null run bash "$S/boot.sh" /dev/null "$T/log" 2:cortex-a57
+	cat "$T/args"
+	grep -q -- '-accel tcg,thread=multi .*-cpu cortex-a57 -smp 2 ' "$T/args"
 }
 
 @test "SELFTEST_ARGS that cannot reach the selftest whole are refused" {
@@ -189,8 +208,27 @@ runs_with() {
 	[ "$output" = "atomics: llsc, cnproc_atomics=lse" ]
 	run verdict pass "[l.replace(' cnproc_atomics=llsc', '') for l in lines]" arm64-llsc.log
 	[ "$output" = "atomics: llsc, cnproc_atomics=(none)" ]
+	# The alternatives make the choice, whatever else the boot printed.
+	run verdict pass "[l for l in lines if 'All CPU(s) started' not in l]" arm64-llsc.log
+	[ -z "$output" ]
+	run verdict pass "[l.replace('cnproc_atomics=llsc', 'cnproc_atomics=lse') for l in lines if 'system-wide alternatives' not in l]" arm64-llsc.log
+	[ "$output" = "atomics: none detected, cnproc_atomics=lse" ]
 	run verdict pass "[l.replace('cnproc_clients=1', 'cnproc_clients=1 cnproc_atomics=lse') for l in lines]"
 	[ "$output" = "atomics: none detected, cnproc_atomics=lse" ]
+}
+
+@test "make results publishes this run's tables, not an older run's" {
+	mkdir -p "$T/top" "$OUT/7.3/results" "$OUT/arm64/6.1/results"
+	cp -r "$TOP/scripts" "$TOP/configs" "$T/top/"
+	echo "older run" >"$OUT/arm64/6.1/results/table.md"
+	touch -d '1 hour ago' "$OUT/arm64/6.1/results/table.md"
+	echo 1234567 >"$OUT/commit"
+	touch -d '1 minute ago' "$OUT/commit"
+	echo "this run" >"$OUT/7.3/results/table.md"
+	run bash "$T/top/scripts/publish.sh"
+	cat "$T/top/RESULTS"
+	grep -q "this run" "$T/top/RESULTS"
+	! grep -q "older run" "$T/top/RESULTS"
 }
 
 @test "tests/init refuses what it does not know, in the guest and on the host" {
