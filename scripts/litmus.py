@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""litmus.py: the series' ordering claims, checked with herd7.
+
+  litmus.py run --tree TREE [TEST...]
+      Run every tests/litmus/*.litmus (or the TESTs named) with herd7 and
+      compare each result with the "Result:" line of its header. C tests
+      run against the Linux-kernel memory model of TREE/tools/memory-model
+      (linux-kernel.cfg); AArch64 tests against herd7's own aarch64.cat.
+      make litmus gives the newest line's tree. Exit status 1 if any result differs
+      from its header, or a test does not parse or run.
+
+  litmus.py arm64-sequence VMLINUX
+      Disassemble the series' helper of an arm64 VMLINUX, with the
+      out-of-line atomics it calls (as the harness keeps them beside each
+      arm64 image), and check that its atomic
+      sequences are the ones the AArch64 tests model: one CASAL and no
+      other CAS on the LSE path; LDXR, STLXR, the retry branch and DMB ISH
+      on the LL/SC path. Exit status 1 with the problems.
+
+herd7 is Debian's herdtools7, which only sid ships and whose binary needs
+sid's glibc: herdtools7, libc6 and libgmp10 from sid (scripts/debs.sh)
+are unpacked into one directory of the cache, written whole or not at
+all, and herd7 runs through that directory's own dynamic loader. Once it
+is there nothing is downloaded; to take a newer herdtools7, remove it.
+"""
+
+import argparse
+import concurrent.futures
+import dataclasses
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parent.parent
+TESTS = TOP / "tests" / "litmus"
+HERD_SUITE = "sid"
+HERD_PACKAGES = ("herdtools7", "libc6", "libgmp10")
+# Inside the unpacked root: libc6's loader (usr/lib64/ has a symlink to
+# it), the libraries, herd7 and its model library.
+LIBDIR = "usr/lib/x86_64-linux-gnu"
+LOADER = LIBDIR + "/ld-linux-x86-64.so.2"
+HERD7 = "usr/bin/herd7"
+HERD_LIB = "usr/share/herdtools7/herd"
+COMPLETE = ".unpacked"  # the last file written: lists the .debs
+TIMEOUT = 300  # seconds for one test; the slowest takes a few
+RESULTS = ("Never", "Sometimes", "Always")
+
+
+def cache_dir():
+	"""The harness's cache, as lib.sh has it."""
+	base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+	return Path(base) / "cn-proc-timestamps"
+
+
+class Error(Exception):
+	"""A problem that ends the command: one line, for "error: ..."."""
+
+
+# ---- herd7 --------------------------------------------------------------
+
+def debs_key(debs):
+	"""The key of an unpacked root: a hash of its .debs' names and contents."""
+	h = hashlib.sha256()
+	for deb in sorted(debs, key=lambda p: Path(p).name):
+		digest = hashlib.sha256(Path(deb).read_bytes()).hexdigest()
+		h.update(f"{Path(deb).name} {digest}\n".encode())
+	return h.hexdigest()[:16]
+
+
+def cached_root(cache):
+	"""The newest complete herd7 root in the cache, or None."""
+	# Not the .KEY.tmp.* directories of a run that is unpacking.
+	entries = [p for p in (cache / "herd7").glob("[!.]*") if (p / COMPLETE).is_file()]
+	if not entries:
+		return None
+	return max(entries, key=lambda p: (p / COMPLETE).stat().st_mtime)
+
+
+def unpack_root(cache, debs):
+	"""Unpack DEBS into cache/herd7/KEY, whole or not at all; its path."""
+	dest = cache / "herd7" / debs_key(debs)
+	if (dest / COMPLETE).is_file():
+		return dest
+	dest.parent.mkdir(parents=True, exist_ok=True)
+	tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp.", dir=dest.parent))
+	try:
+		for deb in debs:
+			subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp)], check=True,
+						   stdout=subprocess.DEVNULL)
+		for f in (LOADER, HERD7, HERD_LIB + "/aarch64.cat"):
+			if not (tmp / f).exists():
+				raise Error(f"{' '.join(map(str, debs))}: no {f} in them")
+		(tmp / COMPLETE).write_text("".join(f"{Path(d).name}\n" for d in debs))
+		os.chmod(tmp, 0o755)
+		try:
+			os.rename(tmp, dest)
+		except OSError:
+			# Another run unpacked it meanwhile: theirs is as good.
+			if not (dest / COMPLETE).is_file():
+				raise
+	except subprocess.CalledProcessError as e:
+		raise Error(f"dpkg-deb -x failed: {e}") from e
+	finally:
+		shutil.rmtree(tmp, ignore_errors=True)
+	return dest
+
+
+def herd7_root(cache=None):
+	"""herd7's unpacked root: from the cache, or downloaded and unpacked."""
+	cache = cache or cache_dir()
+	root = cached_root(cache)
+	if root:
+		return root
+	print(f"herd7: fetching {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}", file=sys.stderr)
+	got = subprocess.run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES],
+						 stdout=subprocess.PIPE, text=True)
+	debs = got.stdout.split()
+	if got.returncode != 0 or len(debs) != len(HERD_PACKAGES):
+		raise Error(f"could not fetch {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}")
+	return unpack_root(cache, debs)
+
+
+def herd7(cache=None):
+	"""The command that runs herd7, as a list; arguments go after it."""
+	root = herd7_root(cache)
+	return [str(root / LOADER), "--library-path", str(root / LIBDIR), str(root / HERD7),
+			"-set-libdir", str(root / HERD_LIB)]
+
+
+def herd7_version(cmd):
+	got = subprocess.run([*cmd, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+						 text=True)
+	if got.returncode != 0:
+		raise Error(f"herd7 does not run: {' '.join(cmd)} -version: {got.stdout.strip()}")
+	return got.stdout.strip()
+
+
+# ---- tests and their results ---------------------------------------------
+
+@dataclasses.dataclass
+class Test:
+	path: Path
+	arch: str  # "C" (LKMM) or "AArch64"
+	name: str
+	expected: str  # Never, Sometimes or Always; "" if the header has none
+	flags: tuple = ()  # the "Flag:" lines of the header: what herd7 must flag
+
+
+def read_test(path):
+	"""A litmus file's architecture, name and the Result: of its header."""
+	text = Path(path).read_text()
+	first = text.split("\n", 1)[0].split()
+	arch, name = (first + ["", ""])[:2]
+	# As the tree's judgelitmus.sh finds it: " * Result: Never".
+	m = re.search(r"^[( ]\* Result: (\S+)", text, re.M)
+	flags = tuple(sorted(re.findall(r"^[( ]\* Flag: (\S+)", text, re.M)))
+	return Test(Path(path), arch, name, m.group(1) if m else "", flags)
+
+
+@dataclasses.dataclass
+class Result:
+	test: Test
+	observed: str = ""  # herd7's Never, Sometimes or Always; "" if none
+	positive: int = 0
+	negative: int = 0
+	problem: str = ""  # why the test failed; "" if it passed
+	seconds: float = 0.0
+
+
+def judge(test, output):
+	"""Compare herd7's OUTPUT for TEST with the test's header: a Result."""
+	r = Result(test)
+	if test.expected not in RESULTS:
+		r.problem = f"no 'Result: {'|'.join(RESULTS)}' in the header comment"
+	obs = re.findall(r"^Observation (\S+) (\S+) (\d+) (\d+)\s*$", output, re.M)
+	if len(obs) != 1:
+		# herd7 prints a lexer or parser error as a warning and exits 0.
+		why = next((line.strip() for line in output.splitlines()
+					if re.search(r"Warning|Fatal|[Ee]rror", line)), "")
+		r.problem = f"herd7 gave {len(obs)} Observation lines" + (f": {why}" if why else "")
+		return r
+	name, r.observed, pos, neg = obs[0]
+	r.positive, r.negative = int(pos), int(neg)
+	flags = tuple(sorted(re.findall(r"^Flag (\S+)", output, re.M)))
+	if name != test.name:
+		r.problem = f"herd7 observed test '{name}', the file's name line says '{test.name}'"
+	elif r.observed not in RESULTS:
+		r.problem = f"herd7 observed '{r.observed}'"
+	elif flags != test.flags:
+		# A data race (LKMM), or an assumption of the model: each test
+		# names the ones it expects, with the reason.
+		r.problem = (f"herd7 flagged {', '.join(flags) or 'nothing'}, the header "
+					 f"'Flag:' lines say {', '.join(test.flags) or 'nothing'}")
+	elif not r.problem and r.observed != test.expected:
+		r.problem = f"expected {test.expected}, herd7 says {r.observed}"
+	return r
+
+
+def herd7_args(test, tree):
+	"""herd7's arguments and working directory for TEST."""
+	if test.arch == "C":
+		return ["-conf", "linux-kernel.cfg", str(test.path)], Path(tree) / "tools" / "memory-model"
+	if test.arch == "AArch64":
+		return ["-model", "aarch64.cat", str(test.path)], None
+	return None, None
+
+
+def run_test(cmd, test, tree):
+	"""Run one Test with herd7 command CMD: its Result."""
+	args, cwd = herd7_args(test, tree)
+	if args is None:
+		return Result(test, problem=f"architecture '{test.arch}' is neither C nor AArch64")
+	start = time.monotonic()
+	try:
+		got = subprocess.run([*cmd, *args], cwd=cwd, stdout=subprocess.PIPE,
+							 stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+	except subprocess.TimeoutExpired:
+		return Result(test, problem=f"herd7 did not finish within {TIMEOUT} s")
+	r = judge(test, got.stdout)
+	r.seconds = time.monotonic() - start
+	if got.returncode != 0 and not r.problem:
+		r.problem = f"herd7 exited with status {got.returncode}"
+	return r
+
+
+def command_line(test, tree):
+	"""What run_test() runs after the herd7 command, as a shell line."""
+	args, cwd = herd7_args(test, tree)
+	if args is None:
+		return f"(not run: {test.arch})"
+	return f"{'cd ' + str(cwd) + ' && ' if cwd else ''}herd7 {' '.join(args)}"
+
+
+def run_tests(cmd, tree, paths, jobs=1, log=print):
+	"""Run each litmus file of PATHS with herd7 command CMD, JOBS at a time:
+    a Result each, in the order of PATHS. Each test's command line is
+    logged before it runs, the table of results at the end."""
+	tests = [read_test(p) for p in paths]
+
+	def one(test):
+		log(f"  $ {command_line(test, tree)}")
+		return run_test(cmd, test, tree)
+
+	# herd7 runs in processes of its own: threads only wait for them.
+	with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+		results = list(pool.map(one, tests))
+	log(f"{'test':40} {'expected':9} {'observed':9} {'pos':>4} {'neg':>5} {'time':>7}")
+	for r in results:
+		log(f"{r.test.path.name:40} {r.test.expected or '-':9} {r.observed or '-':9} "
+			f"{r.positive:>4} {r.negative:>5} {r.seconds:6.2f}s"
+			f"{'  FAILED: ' + r.problem if r.problem else ''}")
+	return results
+
+
+def cmd_run(args):
+	tree = Path(args.tree)
+	if not (tree / "tools" / "memory-model" / "linux-kernel.cfg").is_file():
+		raise Error(f"--tree {tree}: no tools/memory-model/linux-kernel.cfg")
+	paths = [Path(t).resolve() for t in args.tests] or sorted(TESTS.glob("*.litmus"))
+	if not paths:
+		raise Error(f"no litmus tests in {TESTS}")
+	cmd = herd7()
+	print(f"herd7 {herd7_version(cmd)}: {' '.join(cmd)}")
+	print(f"LKMM: {tree}/tools/memory-model; AArch64: herd7's aarch64.cat")
+	start = time.monotonic()
+	results = run_tests(cmd, tree, paths, jobs=args.jobs)
+	failed = [r for r in results if r.problem]
+	print(f"herd7 took {time.monotonic() - start:.1f}s, {args.jobs} at a time")
+	print(f"litmus: {len(results) - len(failed)} passed, {len(failed)} failed")
+	return 1 if failed else 0
+
+
+# ---- the helper's arm64 instructions --------------------------------------
+
+# "ffff800080123456:\tc8e0fc41 \tcasal\tx1, x2, [x0]"
+INSN = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{8}\s+)?([a-z][a-z0-9.]*)\s*(.*?)\s*(?://.*)?$")
+
+
+def instructions(objdump_text):
+	"""(address, mnemonic, operands) of each instruction in objdump -d text."""
+	out = []
+	for line in objdump_text.splitlines():
+		m = INSN.match(line)
+		if m:
+			out.append((int(m.group(1), 16), m.group(2), m.group(3).split("<")[0].strip()))
+	return out
+
+
+def operands(ops):
+	return [o.strip() for o in re.split(r",\s*(?![^\[]*\])", ops)]
+
+
+def check_arm64_sequence(objdump_text):
+	"""The problems with the helper's atomic sequences; [] if none.
+
+    The AArch64 tests model the LSE path as one CASAL, and the LL/SC path
+    as LDXR, a compare, STLXR, a CBNZ that retries at the LDXR, then
+    DMB ISH. Any other compare-and-swap or exclusive, or a missing part,
+    is a problem.
+    """
+	insns = instructions(objdump_text)
+	if not insns:
+		return ["no instructions in the disassembly"]
+	problems = []
+	names = [m for _, m, _ in insns]
+	cas = [m for m in names if re.fullmatch(r"cas[a-z]*", m)]
+	if cas.count("casal") != 1:
+		problems.append(f"LSE: {cas.count('casal')} CASAL, not one")
+	for m in sorted(set(cas) - {"casal"}):
+		problems.append(f"LSE: {m.upper()} ({cas.count(m)}), weaker than or other than CASAL")
+	excl = [m for m in names if re.fullmatch(r"ld(a)?xr[bh]?|st(l)?xr[bh]?|ld(a)?xp|st(l)?xp", m)]
+	for m in sorted(set(excl) - {"ldxr", "stlxr"}):
+		problems.append(f"LL/SC: {m.upper()} ({excl.count(m)}), not the LDXR/STLXR pair")
+	if excl.count("ldxr") != 1 or excl.count("stlxr") != 1:
+		problems.append(f"LL/SC: {excl.count('ldxr')} LDXR and {excl.count('stlxr')} STLXR, not one each")
+		return problems
+	i = names.index("ldxr")
+	j = names.index("stlxr")
+	ldxr_addr = insns[i][0]
+	if j < i:
+		problems.append("LL/SC: STLXR before LDXR")
+		return problems
+	ld_ops, st_ops = operands(insns[i][2]), operands(insns[j][2])
+	if len(ld_ops) != 2 or len(st_ops) != 3 or ld_ops[1] != st_ops[2]:
+		problems.append(f"LL/SC: LDXR {insns[i][2]} and STLXR {insns[j][2]} not on one address")
+	if not any(m in ("cbnz", "cbz", "b.ne", "b.eq") for m in names[i + 1:j]):
+		problems.append("LL/SC: no compare-and-branch between LDXR and STLXR")
+	after = insns[j + 1:j + 3]
+	status = st_ops[0] if st_ops else "?"
+	retry = after[0] if after else None
+	if not retry or retry[1] != "cbnz" or operands(retry[2])[:1] != [status] or \
+			not retry[2].endswith(f"{ldxr_addr:x}"):
+		problems.append(f"LL/SC: STLXR not followed by CBNZ {status} back to the LDXR at {ldxr_addr:x}")
+	if len(after) < 2 or after[1][1] != "dmb" or after[1][2] != "ish":
+		problems.append("LL/SC: the retry branch not followed by DMB ISH")
+	return problems
+
+
+def cmd_arm64_sequence(args):
+	import harness_config
+	import harness_kernel
+	text = harness_kernel.helper_disassembly(harness_config.load_arch("arm64"), args.vmlinux)
+	problems = check_arm64_sequence(text)
+	name = harness_kernel.HELPER_SYMBOL
+	for p in problems:
+		print(f"{name}: {p}", file=sys.stderr)
+	if problems:
+		print(f"error: {args.vmlinux}: {name}'s atomics are not the ones "
+		      f"tests/litmus/aarch64-*.litmus model", file=sys.stderr)
+		return 1
+	print(f"{name}: one CASAL (LSE); LDXR, STLXR, CBNZ retry, DMB ISH (LL/SC), "
+	      "as tests/litmus/aarch64-*.litmus model")
+	return 0
+
+
+def main(argv=None):
+	ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+	sub = ap.add_subparsers(dest="command", required=True)
+	run = sub.add_parser("run", help="run the litmus tests")
+	run.add_argument("--tree", required=True, help="kernel tree whose tools/memory-model to use")
+	run.add_argument("-j", "--jobs", type=int, default=int(os.environ.get("JOBS") or os.cpu_count() or 1),
+					 help="herd7 runs at a time (JOBS, else the number of CPUs)")
+	run.add_argument("tests", nargs="*", help="litmus files (default: tests/litmus/*.litmus)")
+	run.set_defaults(func=cmd_run)
+	seq = sub.add_parser("arm64-sequence", help="check the helper's arm64 atomics")
+	seq.add_argument("vmlinux")
+	seq.set_defaults(func=cmd_arm64_sequence)
+	args = ap.parse_args(argv)
+	try:
+		return args.func(args)
+	except Error as e:
+		print(f"error: {e}", file=sys.stderr)
+		return 1
+
+
+if __name__ == "__main__":
+	sys.exit(main())

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of scripts/litmus.py, without herd7: its judgement of herd7's
+output (real outputs in tests/litmus/samples/), the check of the helper's
+arm64 instructions (a real disassembly there, and weaker forms made from
+it), and the cache of herd7's unpacked packages (on small packages made
+here)."""
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / 'scripts'))
+import litmus  # noqa: E402
+
+TESTS = HERE / 'litmus'
+SAMPLES = TESTS / 'samples'
+# What the harness keeps of the patched 7.3 arm64 vmlinux it builds
+# (harness_kernel.helper_disassembly): ktime_stamp_ns, and the out-of-line
+# __cmpxchg_case_mb_64 it calls.
+DISASSEMBLY = SAMPLES / 'ktime_stamp_ns.arm64.objdump'
+# The same of the series' previous version, whose cmpxchg GCC inlined.
+INLINE = SAMPLES / 'ktime_get_ordered_ns.arm64.objdump'
+
+
+def sample(name):
+	return (SAMPLES / name).read_text()
+
+
+class ReadTest(unittest.TestCase):
+	def test_c_test(self):
+		t = litmus.read_test(TESTS / 'stamp-mp.litmus')
+		self.assertEqual((t.arch, t.name, t.expected, t.flags), ('C', 'stamp-mp', 'Never', ()))
+
+	def test_aarch64_test_with_a_flag(self):
+		t = litmus.read_test(TESTS / 'aarch64-llsc-mb-mp.litmus')
+		self.assertEqual((t.arch, t.name, t.expected), ('AArch64', 'aarch64-llsc-mb-mp', 'Never'))
+		self.assertEqual(t.flags, ('Assuming-common-inner-shareable-domain',))
+
+	def test_every_test_has_a_result_and_its_file_name(self):
+		for p in TESTS.glob('*.litmus'):
+			t = litmus.read_test(p)
+			self.assertIn(t.expected, litmus.RESULTS, p.name)
+			self.assertEqual(t.name + '.litmus', p.name)
+			self.assertIn(t.arch, ('C', 'AArch64'), p.name)
+
+
+def test(name='stamp-mp', expected='Never', flags=()):
+	return litmus.Test(Path(name + '.litmus'), 'C', name, expected, flags)
+
+
+class Judge(unittest.TestCase):
+	def test_never_as_expected(self):
+		r = litmus.judge(test(), sample('stamp-mp.out'))
+		self.assertEqual((r.observed, r.positive, r.negative, r.problem), ('Never', 0, 7, ''))
+
+	def test_never_when_sometimes_expected_fails(self):
+		r = litmus.judge(test(expected='Sometimes'), sample('stamp-mp.out'))
+		self.assertEqual(r.problem, 'expected Sometimes, herd7 says Never')
+
+	def test_sometimes_as_expected(self):
+		r = litmus.judge(test('mutant-relaxed-mp', 'Sometimes'), sample('mutant-relaxed-mp.out'))
+		self.assertEqual((r.observed, r.positive, r.negative, r.problem), ('Sometimes', 1, 7, ''))
+
+	def test_sometimes_when_never_expected_fails(self):
+		r = litmus.judge(test('mutant-relaxed-mp', 'Never'), sample('mutant-relaxed-mp.out'))
+		self.assertEqual(r.problem, 'expected Never, herd7 says Sometimes')
+
+	def test_always(self):
+		r = litmus.judge(test('mutant-no-plus-one', 'Always'), sample('mutant-no-plus-one.out'))
+		self.assertEqual((r.observed, r.problem), ('Always', ''))
+		r = litmus.judge(test('mutant-no-plus-one', 'Sometimes'), sample('mutant-no-plus-one.out'))
+		self.assertEqual(r.problem, 'expected Sometimes, herd7 says Always')
+
+	def test_a_test_herd7_cannot_parse_fails(self):
+		# herd7 prints a lexer error as a warning and exits 0.
+		r = litmus.judge(test(), sample('stamp-mp-lex-error.out'))
+		self.assertEqual(r.observed, '')
+		self.assertIn('herd7 gave 0 Observation lines', r.problem)
+		self.assertIn('Lex error', r.problem)
+
+	def test_no_output_fails(self):
+		self.assertEqual(litmus.judge(test(), '').problem, 'herd7 gave 0 Observation lines')
+
+	def test_other_test_name_fails(self):
+		r = litmus.judge(test('stamp-fr'), sample('stamp-mp.out'))
+		self.assertEqual(r.problem, "herd7 observed test 'stamp-mp', the file's name line says 'stamp-fr'")
+
+	def test_header_without_result_fails(self):
+		r = litmus.judge(test(expected=''), sample('stamp-mp.out'))
+		self.assertIn("no 'Result: Never|Sometimes|Always'", r.problem)
+
+	def test_flag_not_in_the_header_fails(self):
+		r = litmus.judge(test('race', 'Sometimes'), sample('data-race.out'))
+		self.assertEqual(r.problem, "herd7 flagged data-race, the header 'Flag:' lines say nothing")
+		r = litmus.judge(test('race', 'Sometimes', ('data-race',)), sample('data-race.out'))
+		self.assertEqual(r.problem, '')
+
+	def test_flag_in_the_header_is_required(self):
+		t = litmus.read_test(TESTS / 'aarch64-llsc-mb-mp.litmus')
+		self.assertEqual(litmus.judge(t, sample('aarch64-llsc-mb-mp.out')).problem, '')
+		r = litmus.judge(t, sample('aarch64-llsc-mb-mp.out').replace(
+			'Flag Assuming-common-inner-shareable-domain\n', ''))
+		self.assertIn('herd7 flagged nothing', r.problem)
+
+
+class Arm64Sequence(unittest.TestCase):
+	def setUp(self):
+		self.real = DISASSEMBLY.read_text()
+
+	def edit(self, old, new, count=1):
+		"""The real disassembly with OLD replaced by NEW, which must occur."""
+		self.assertEqual(self.real.count(old), count, old)
+		return self.real.replace(old, new)
+
+	def test_real_disassembly_passes(self):
+		self.assertEqual(litmus.check_arm64_sequence(self.real), [])
+
+	def test_the_cmpxchg_inlined_passes_too(self):
+		self.assertEqual(litmus.check_arm64_sequence(INLINE.read_text()), [])
+
+	def test_the_real_one_has_both_paths(self):
+		names = [m for _, m, _ in litmus.instructions(self.real)]
+		for m in ('casal', 'ldxr', 'stlxr', 'dmb'):
+			self.assertEqual(names.count(m), 1, m)
+
+	def test_cas_fails(self):
+		self.assertIn('LSE: CAS (1), weaker than or other than CASAL',
+					  litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcas\t')))
+
+	def test_casa_fails(self):
+		self.assertIn('LSE: CASA (1), weaker than or other than CASAL',
+					  litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcasa\t')))
+
+	def test_casl_fails(self):
+		self.assertIn('LSE: CASL (1), weaker than or other than CASAL',
+					  litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcasl\t')))
+
+	def test_no_casal_fails(self):
+		line = next(l for l in self.real.splitlines(True) if '\tcasal\t' in l)
+		self.assertIn('LSE: 0 CASAL, not one', litmus.check_arm64_sequence(self.edit(line, '')))
+
+	def test_two_casal_fail(self):
+		line = next(l for l in self.real.splitlines(True) if '\tcasal\t' in l)
+		self.assertIn('LSE: 2 CASAL, not one', litmus.check_arm64_sequence(self.edit(line, line + line)))
+
+	def test_stxr_fails(self):
+		problems = litmus.check_arm64_sequence(self.edit('\tstlxr\t', '\tstxr\t'))
+		self.assertIn('LL/SC: STXR (1), not the LDXR/STLXR pair', problems)
+
+	def test_ldaxr_fails(self):
+		problems = litmus.check_arm64_sequence(self.edit('\tldxr\t', '\tldaxr\t'))
+		self.assertIn('LL/SC: LDAXR (1), not the LDXR/STLXR pair', problems)
+
+	def test_no_dmb_fails(self):
+		problems = litmus.check_arm64_sequence(self.edit('\tdmb\tish', '\tnop'))
+		self.assertEqual(problems, ['LL/SC: the retry branch not followed by DMB ISH'])
+
+	def test_dmb_ishld_fails(self):
+		problems = litmus.check_arm64_sequence(self.edit('\tdmb\tish', '\tdmb\tishld'))
+		self.assertEqual(problems, ['LL/SC: the retry branch not followed by DMB ISH'])
+
+	def test_retry_elsewhere_fails(self):
+		stlxr = next(i for i, l in enumerate(self.real.splitlines()) if '\tstlxr\t' in l)
+		retry = self.real.splitlines(True)[stlxr + 1]
+		self.assertIn('\tcbnz\t', retry)
+		problems = litmus.check_arm64_sequence(self.edit(retry, retry.replace('\tcbnz\t', '\tcbz\t')))
+		self.assertEqual(len(problems), 1)
+		self.assertIn('LL/SC: STLXR not followed by CBNZ', problems[0])
+
+	def test_no_compare_before_stlxr_fails(self):
+		lines = self.real.splitlines(True)
+		ldxr = next(i for i, l in enumerate(lines) if '\tldxr\t' in l)
+		cmp_branch = next(l for l in lines[ldxr:] if '\tcbnz\t' in l)
+		problems = litmus.check_arm64_sequence(self.edit(cmp_branch, ''))
+		self.assertIn('LL/SC: no compare-and-branch between LDXR and STLXR', problems)
+
+	def test_empty_fails(self):
+		self.assertEqual(litmus.check_arm64_sequence(''), ['no instructions in the disassembly'])
+
+
+def make_deb(where, name, files):
+	"""A minimal .deb with FILES ({path: text}); its path."""
+	root = Path(where) / name
+	(root / 'DEBIAN').mkdir(parents=True)
+	(root / 'DEBIAN' / 'control').write_text(
+		f'Package: {name}\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n')
+	for path, text in files.items():
+		(root / path).parent.mkdir(parents=True, exist_ok=True)
+		(root / path).write_text(text)
+	deb = Path(where) / f'{name}_1_amd64.deb'
+	subprocess.run(['dpkg-deb', '--root-owner-group', '-b', str(root), str(deb)], check=True,
+				   stdout=subprocess.DEVNULL)
+	return deb
+
+
+class Herd7Cache(unittest.TestCase):
+	def setUp(self):
+		self.tmp = tempfile.TemporaryDirectory()
+		self.dir = Path(self.tmp.name)
+		self.cache = self.dir / 'cache'
+		self.debs = [make_deb(self.dir, 'libc6', {litmus.LOADER: 'ld'}),
+					 make_deb(self.dir, 'herdtools7', {litmus.HERD7: 'herd7',
+													   litmus.HERD_LIB + '/aarch64.cat': 'cat'})]
+
+	def tearDown(self):
+		self.tmp.cleanup()
+
+	def test_unpacked_whole_under_the_key_of_the_debs(self):
+		root = litmus.unpack_root(self.cache, self.debs)
+		self.assertEqual(root, self.cache / 'herd7' / litmus.debs_key(self.debs))
+		self.assertEqual((root / litmus.HERD7).read_text(), 'herd7')
+		self.assertEqual((root / litmus.COMPLETE).read_text(), 'libc6_1_amd64.deb\nherdtools7_1_amd64.deb\n')
+		self.assertEqual(litmus.unpack_root(self.cache, self.debs), root)
+		self.assertEqual([p.name for p in (self.cache / 'herd7').iterdir()], [root.name])
+
+	def test_incomplete_packages_leave_nothing(self):
+		with self.assertRaisesRegex(litmus.Error, 'no usr/bin/herd7'):
+			litmus.unpack_root(self.cache, self.debs[:1])
+		self.assertEqual(list((self.cache / 'herd7').iterdir()), [])
+		self.assertIsNone(litmus.cached_root(self.cache))
+
+	def test_a_root_being_unpacked_is_not_used(self):
+		tmp = self.cache / 'herd7' / '.0123456789abcdef.tmp.x'
+		tmp.mkdir(parents=True)
+		(tmp / litmus.COMPLETE).write_text('libc6_1_amd64.deb\n')
+		self.assertIsNone(litmus.cached_root(self.cache))
+
+	def test_cached_root_runs_without_downloading(self):
+		root = litmus.unpack_root(self.cache, self.debs)
+		with mock.patch.object(litmus.subprocess, 'run', side_effect=AssertionError('ran')):
+			cmd = litmus.herd7(self.cache)
+		self.assertEqual(cmd, [str(root / litmus.LOADER), '--library-path', str(root / litmus.LIBDIR),
+							   str(root / litmus.HERD7), '-set-libdir', str(root / litmus.HERD_LIB)])
+
+	def test_key_depends_on_the_contents(self):
+		(self.dir / 'other').mkdir()
+		other = make_deb(self.dir / 'other', 'libc6', {litmus.LOADER: 'another ld'})
+		self.assertNotEqual(litmus.debs_key([other, self.debs[1]]), litmus.debs_key(self.debs))
+
+
+if __name__ == '__main__':
+	unittest.main()
