@@ -15,8 +15,8 @@
 # a soname no unpacked package has looked for in what the package needing it
 # depends on. DEST is replaced whole once all is staged; a rerun with the
 # same inputs keeps it (DEST.stamp; remove it to restage).
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=packaging.sh
+. "$(dirname "$0")/packaging.sh"
 
 [ $# -eq 1 ] || die "usage: clients.sh DEST"
 dest=$(realpath -m "$1")

@@ -10,8 +10,8 @@
 # matches the index's SHA256 is not fetched again. The lists are refreshed
 # daily, or when a package is not in them or not downloadable as they say;
 # older ones serve offline. Failure: one line on stderr, exit status 1.
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=packaging.sh
+. "$(dirname "$0")/packaging.sh"
 
 [ $# -ge 2 ] || die "usage: debs.sh SUITE PKG..."
 suite=$1
@@ -114,12 +114,18 @@ entry() {
 	awk -v n="$name" -v v="$version" '$1 == n && (v == "" || $2 == v) { print; exit }' <<<"$idx"
 }
 
-# cached PKG: PKG's .deb in the cache, if it is there and intact.
+# cached PKG: PKG's .deb in the cache, if it is there and intact (hashed
+# once a run: the sources are large).
+declare -A intact=()
 cached() {
 	local file sha deb
 	read -r _ _ file sha <<<"$(entry "$1")"
 	deb=$cache/debs/$(basename "$file")
-	[ -f "$deb" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" = "$sha" ] && echo "$deb"
+	if [ -z "${intact[$deb]:-}" ]; then
+		[ -f "$deb" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" = "$sha" ] || return 1
+		intact[$deb]=1
+	fi
+	echo "$deb"
 }
 
 # download PKG: into the cache (apt-get download checks it against the

@@ -4,11 +4,11 @@
 # print the exact apt-get line that would. gcc-12-multilib, not
 # gcc-multilib, which conflicts with the ARM cross-compilers. The kernel
 # sources and guests' busybox are fetched into the cache, not installed.
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=packaging.sh
+. "$(dirname "$0")/packaging.sh"
 
 packages=(make gcc gcc-12-multilib gcc-arm-linux-gnueabi flex bison bc libelf-dev
-	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse shellcheck bats
+	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse shellcheck
 	  qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	  debian-archive-keyring)
 

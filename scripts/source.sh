@@ -1,15 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# source.sh LINE: the pristine source of a kernel line, unpacked from its
-# Debian linux-source package (configs/lines) into the cache, fetched
-# without touching the machine's apt configuration (debs.sh). Prints the
-# tree's path. A tree is complete or absent, never half unpacked.
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# source.sh PACKAGE SUITE: the pristine source of a kernel line, unpacked
+# from its Debian linux-source package (configs/lines.toml) into the cache,
+# fetched without touching the machine's apt configuration (debs.sh).
+# Prints the tree's path. A tree is complete or absent, never half unpacked.
+# shellcheck source=packaging.sh
+. "$(dirname "$0")/packaging.sh"
 
-line=$1
-pkg=$(line_field "$line" 2)
-suite=$(line_field "$line" 3)
+[ $# -eq 2 ] || die "usage: source.sh PACKAGE SUITE"
+pkg=$1 suite=$2
 
 deb=$("$S/debs.sh" "$suite" "$pkg") || die "could not fetch $pkg from $suite"
 version=$(dpkg-deb -f "$deb" Version) || die "$deb is not a Debian package"
@@ -19,6 +18,7 @@ if [ ! -f "$dest/.unpacked" ]; then
 	mkdir -p "$CACHE/src"
 	tmp=$(mktemp -d "$dest.tmp.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
+	note "unpacking $pkg $version"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" |
 		tar -xJ -C "$tmp" || die "could not unpack $pkg.tar.xz from $deb"
 	[ -f "$tmp/$pkg/Makefile" ] || die "$deb holds no kernel tree"

@@ -1,165 +1,206 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of scripts/results.py on the serial logs in tests/logs/:
-real boots of the test kernels, cut to what the parser reads, and crafted
-variants of them."""
+"""Tests of the log parser and the verdict (scripts/harness_results.py) on
+the serial logs in tests/logs/, one file a case, as kunit_tool_test.py has
+its test_data/: real boots of the test kernels (x86_64-*, arm64-*), and
+crafted copies of them with one thing changed each (the others).
+
+They need the newest line's tools/testing/kunit, whose kunit_parser reads
+the KTAP: make unit-tests gives its path in KUNIT_TOOL.
+"""
+
 import os
 import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'scripts'))
-import results  # noqa: E402
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, 'scripts'))
+sys.dont_write_bytecode = True
+
+import harness_config  # noqa: E402
+import harness_results  # noqa: E402
+
+KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
+RUNS = {r.name: r for r in harness_config.load_runs(harness_config.load_lines())}
 
 
-def load(name, edit=None):
-    with open(os.path.join(HERE, 'logs', name), errors='replace') as f:
-        lines = f.readlines()
-    if edit:
-        lines = edit(lines)
-    return results.parse(lines)
+def boot(run, variant='patched', **changes):
+	"""A boot of the run of configs/runs.toml, its run changed by CHANGES."""
+	r = RUNS[run]
+	if changes:
+		r = harness_config.dataclasses.replace(r, **changes)
+	return harness_config.Boot('7.3', r, variant, dict(r.kernels)[variant])
 
 
-def drop(pattern):
-    return lambda lines: [l for l in lines if pattern not in l]
+def judge(log, b, timed_out=False):
+	res = harness_results.parse_log(os.path.join(TOP, 'tests', 'logs', log), timed_out)
+	return res, harness_results.verdict(res, b)
 
 
-def replace(old, new):
-    return lambda lines: [l.replace(old, new) for l in lines]
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
+class Logs(unittest.TestCase):
+	@classmethod
+	def setUpClass(cls):
+		harness_results.use_kunit_parser(KUNIT_TOOL)
+
+	def assertVerdict(self, log, b, want, timed_out=False):
+		res, why = judge(log, b, timed_out)
+		self.assertEqual(why, want)
+		return res
+
+	# Real boots, as their runs expect.
+
+	def test_a_patched_boot_passes(self):
+		res = self.assertVerdict('x86_64-smp2-patched.log', boot('smp2'), [])
+		self.assertEqual(res['checks']['load_order'], 'ok')
+		self.assertEqual(res['checks']['kunit:ktime_stamp_ns_concurrent_test'], 'ok')
+		self.assertEqual(res['checks']['client:keepalived'], 'ok')
+		self.assertEqual(res['diag']['inversions'], '0')
+		self.assertEqual(res['parts']['cn_proc-selftest']['plan'], 18)
+
+	def test_a_base_boot_fails_as_its_run_expects(self):
+		res = self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'base'), [])
+		self.assertEqual(res['checks']['load_order'], 'FAIL')
+		# The base kernel has no KUnit case of the series: fine for base only.
+		self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'patched'),
+				   ['no KUnit results', 'load_order failed', 'load_unique failed'])
+
+	def test_must_fail_and_may_fail(self):
+		b = boot('jiffies', 'base')
+		e = harness_config.Expect
+		for expect, want in ((e(fail=('load_order',)), ['load_unique failed']),
+				     (e(fail=('load_order', 'load_unique', 'ack')), ['ack did not fail']),
+				     (e(may_fail=('load_order', 'load_unique')), []),
+				     (e(fail=('load_order',), may_fail=('load_unique',)), [])):
+			self.assertEqual(judge('x86_64-jiffies-base.log',
+					       harness_config.dataclasses.replace(b, expect=expect))[1], want)
+
+	def test_an_expected_check_the_boot_does_not_have_is_an_error(self):
+		b = harness_config.dataclasses.replace(boot('smp2'), expect=harness_config.Expect(
+			may_fail=('load_ordr',), fail=('kunit:no_such_test',)))
+		self.assertEqual(judge('x86_64-smp2-patched.log', b)[1],
+				 ['kunit:no_such_test, expected, is no check of this boot',
+				  'load_ordr, expected, is no check of this boot',
+				  'kunit:no_such_test did not fail'])
+
+	def test_the_mutants_kunit_cases_fail(self):
+		self.assertVerdict('x86_64-mutant-helper.log', boot('mutant-helper', 'plain-ktime-get-ns'), [])
+
+	def test_a_clocksource_the_run_asks_for_is_shown_used(self):
+		res = self.assertVerdict('x86_64-jiffies-patched.log', boot('jiffies'), [])
+		self.assertEqual(set(res['clocksources']), {'jiffies'})
+		self.assertVerdict('clocksource-ignored.log', boot('jiffies'),
+				   ['clocksource: tsc, tsc, the run asks for jiffies'])
+		self.assertVerdict('x86_64-smp2-patched.log', boot('smp2', clocksource='jiffies'),
+				   ['clocksource: tsc, tsc, the run asks for jiffies'])
+
+	def test_a_preemption_model_the_run_asks_for_is_shown_used(self):
+		self.assertVerdict('x86_64-lazy-patched.log', boot('lazy'), [])
+		self.assertVerdict('x86_64-smp2-patched.log', boot('smp2', preempt='lazy'),
+				   ['preemption: full, the run asks for lazy'])
+
+	def test_arm64_atomics_as_the_run_names_them(self):
+		for log, atomics in (('arm64-lse-patched.log', 'lse'), ('arm64-llsc-patched.log', 'llsc')):
+			res = self.assertVerdict(log, boot(f'arm64-{atomics}'), [])
+			self.assertEqual(res['atomics'], atomics)
+		self.assertVerdict('arm64-lse-patched.log', boot('arm64-lse', atomics='llsc'),
+				   ['atomics: lse, the run asks for llsc'])
+		self.assertVerdict('arm64-llsc-patched.log', boot('arm64-llsc', atomics='lse'),
+				   ['atomics: llsc, the run asks for lse'])
+		# An x86_64 boot shows none.
+		self.assertIsNone(judge('x86_64-smp2-patched.log', boot('smp2'))[0]['atomics'])
+
+	def test_the_alternatives_make_the_choice(self):
+		"""LL/SC once the system-wide alternatives apply without LSE; none if
+		the boot never got that far."""
+		self.assertVerdict('arm64-no-alternatives.log', boot('arm64-llsc'),
+				   ['atomics: none detected, the run asks for llsc'])
+
+	# Crafted: what makes any boot fail.
+
+	def test_a_kernel_report_fails_a_boot(self):
+		self.assertVerdict('warning.log', boot('smp2'),
+				   ['kernel: WARNING: CPU: 1 PID: 77 at kernel/time/timekeeping.c:2800'])
+
+	def test_a_report_inside_a_selftest_line(self):
+		why = judge('report-inside-selftest-line.log', boot('smp2'))[1]
+		self.assertTrue(why[0].startswith('kernel: BUG: sleeping function called from invalid context'), why)
+
+	def test_a_printk_inside_the_plan_line(self):
+		"""Seen in a boot: the kernel's line landed before the plan's newline."""
+		self.assertVerdict('printk-inside-plan.log', boot('smp2'), [])
+
+	def test_a_selftest_that_did_not_finish(self):
+		self.assertVerdict('selftest-unfinished.log', boot('smp2'), ['cn_proc-selftest did not finish'])
+
+	def test_a_missing_result(self):
+		self.assertVerdict('result-missing.log', boot('smp2'),
+				   ['cn_proc-selftest reported 17 results, planned 18'])
+
+	def test_a_missing_plan(self):
+		self.assertIn('cn_proc-selftest reported 18 results, planned none',
+			      judge('plan-missing.log', boot('smp2'))[1])
+
+	def test_arguments_the_selftest_rejects(self):
+		self.assertEqual(judge('selftest-usage.log', boot('smp2'))[1][0],
+				 'cn_proc-selftest reported 0 results, planned none')
+		self.assertEqual(judge('selftest-usage.log', boot('smp2', 'base'))[1][0],
+				 'cn_proc-selftest reported 0 results, planned none')
+
+	def test_the_exit_status_must_match_the_results(self):
+		self.assertVerdict('exit-status-wrong.log', boot('smp2'), ['cn_proc-selftest exited 139'])
+
+	def test_clients_asked_for_but_absent(self):
+		self.assertVerdict('clients-missing.log', boot('smp2'), ['cn_proc-clients did not start'])
+
+	def test_a_kernel_with_the_series_must_run_its_kunit_cases(self):
+		self.assertVerdict('kunit-missing.log', boot('smp2'), ['no KUnit results'])
+
+	def test_init_refused_its_parameters(self):
+		self.assertVerdict('init-error.log', boot('smp2'),
+				   ['init: unknown parameter cnproc_rnu (tests/init knows cnproc_run, _listener, '
+				    '_args, _clients)', 'init did not start'])
+
+	def test_init_ran_another_mode(self):
+		self.assertIn('init ran kunti, the run asks for selftest', judge('init-unknown-run.log', boot('smp2'))[1])
+
+	def test_a_hung_boot(self):
+		self.assertEqual(judge('selftest-unfinished.log', boot('smp2'), timed_out=True)[1][:2],
+				 ['boot timed out', 'cn_proc-selftest did not finish'])
 
 
-class Parse(unittest.TestCase):
-    def test_patched_boot(self):
-        res = load('patched.log')
-        self.assertEqual(results.verdict(res, 'pass'), [])
-        self.assertEqual(res['checks']['load_order'], 'ok')
-        self.assertEqual(res['checks']['kunit:ktime_get_ordered_ns_concurrent_test'], 'ok')
-        self.assertEqual(res['checks']['client:keepalived'], 'ok')
-        self.assertEqual(res['diag']['inversions'], '0')
-
-    def test_base_boot_fails_as_expected(self):
-        res = load('base.log')
-        self.assertEqual(results.verdict(res, 'fail:load_order', series=False), [])
-        self.assertEqual(results.verdict(res, 'pass', series=False), ['load_order failed'])
-        self.assertEqual(results.verdict(res, 'fail:load_order,load_unique', series=False),
-                         ['load_unique did not fail'])
-        self.assertEqual(results.verdict(res, 'fail:load_order,load_unique?', series=False), [])
-        self.assertEqual(results.verdict(res, 'fail:load_order?', series=False), [])
-
-    def test_base_kernel_has_no_kunit_cases(self):
-        res = load('base.log')
-        self.assertEqual(results.verdict(res, 'fail:load_order'), ['no KUnit results'])
-
-    def test_skipped_case_is_not_a_failure(self):
-        res = load('patched.log', replace('ok 2 ktime_get_ordered_ns_follows_clock_test',
-                                          'ok 2 ktime_get_ordered_ns_follows_clock_test # SKIP x'))
-        self.assertEqual(res['checks']['kunit:ktime_get_ordered_ns_follows_clock_test'], 'skip')
-        self.assertEqual(results.verdict(res, 'pass'), [])
-
-    def test_kernel_report_fails_any_boot(self):
-        res = load('patched.log', lambda l: l[:40] + [
-            '[   12.345678] WARNING: CPU: 1 PID: 77 at kernel/time/time.c:1100\n'] + l[40:])
-        self.assertEqual(results.verdict(res, 'pass'),
-                         ['kernel: WARNING: CPU: 1 PID: 77 at kernel/time/time.c:1100'])
-
-    def test_report_inside_a_selftest_line(self):
-        res = load('patched.log', replace(
-            '# cn_proc: events=', '# cn_proc: [   40.100000] BUG: sleeping events='))
-        self.assertIn('kernel: BUG: sleeping events=', ' '.join(results.verdict(res, 'pass')))
-
-    def test_printk_inside_a_selftest_line(self):
-        # Seen in a boot: the kernel's line landed before the plan's newline.
-        res = load('patched.log', replace(
-            '1..17\n', '1..17[    1.463683] tsc: Refined TSC clocksource calibration: 2596.109 MHz\n'))
-        self.assertEqual(results.verdict(res, 'pass'), [])
-
-    def test_selftest_that_did_not_finish(self):
-        res = load('patched.log', drop('cn_proc-selftest: exit'))
-        self.assertIn('cn_proc-selftest did not finish', results.verdict(res, 'pass'))
-
-    def test_missing_results(self):
-        res = load('patched.log', drop('ok 17 load_unique'))
-        self.assertIn('cn_proc-selftest reported 16 results, planned 17',
-                      results.verdict(res, 'pass'))
-
-    def test_exit_status_must_match_results(self):
-        res = load('patched.log', replace('cn_proc-selftest: exit 0', 'cn_proc-selftest: exit 139'))
-        self.assertIn('cn_proc-selftest exited 139', results.verdict(res, 'pass'))
-
-    def test_clients_asked_for_but_absent(self):
-        res = load('patched.log', drop('cn_proc-clients:'))
-        self.assertIn('cn_proc-clients did not start', results.verdict(res, 'pass'))
-
-    def test_no_kunit(self):
-        res = load('patched.log', drop('    ok '))
-        self.assertIn('no KUnit results', results.verdict(res, 'pass'))
-
-    def test_timed_out(self):
-        res = load('patched.log', drop('cn_proc-'))
-        res['timed_out'] = True
-        self.assertEqual(results.verdict(res, 'pass')[:2],
-                         ['boot timed out', 'init did not start'])
-
-    def test_mutant_kunit_failures(self):
-        res = load('mutant-helper.log')
-        want = ('fail:kunit:ktime_get_ordered_ns_increasing_test,'
-                'kunit:ktime_get_ordered_ns_clock_stalled_test,'
-                'kunit:ktime_get_ordered_ns_concurrent_test')
-        self.assertEqual(results.verdict(res, want), [])
-
-
-class Atomics(unittest.TestCase):
-    def test_x86_names_none(self):
-        res = load('patched.log')
-        self.assertIsNone(res['atomics'])
-        self.assertEqual(results.verdict(res, 'pass'), [])
-
-    def test_lse_and_llsc_as_named(self):
-        for name in 'lse', 'llsc':
-            res = load(f'arm64-{name}.log')
-            self.assertEqual(res['atomics'], name)
-            self.assertEqual(results.verdict(res, 'pass'), [])
-
-    def test_other_atomics_than_named(self):
-        res = load('arm64-lse.log', replace('cnproc_atomics=lse', 'cnproc_atomics=llsc'))
-        self.assertEqual(results.verdict(res, 'pass'), ['atomics: lse, cnproc_atomics=llsc'])
-        res = load('arm64-llsc.log', replace('cnproc_atomics=llsc', 'cnproc_atomics=lse'))
-        self.assertEqual(results.verdict(res, 'pass'), ['atomics: llsc, cnproc_atomics=lse'])
-
-    def test_arm64_boot_must_name_its_atomics(self):
-        res = load('arm64-llsc.log', replace(' cnproc_atomics=llsc', ''))
-        self.assertEqual(results.verdict(res, 'pass'), ['atomics: llsc, cnproc_atomics=(none)'])
-
-    def test_named_but_not_arm64(self):
-        res = load('patched.log', replace('cnproc_clients=1\n', 'cnproc_clients=1 cnproc_atomics=lse\n'))
-        self.assertEqual(results.verdict(res, 'pass'),
-                         ['atomics: none detected, cnproc_atomics=lse'])
-
-
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
 class Table(unittest.TestCase):
-    def boot(self, run, variant, log, expect):
-        res = load(log)
-        return {'run': run, 'variant': variant, 'res': res, 'expect': expect,
-                'why': results.verdict(res, expect, variant != 'base')}
+	@classmethod
+	def setUpClass(cls):
+		harness_results.use_kunit_parser(KUNIT_TOOL)
 
-    def test_base_and_patched_share_a_column(self):
-        rows = results.table([self.boot('smp2', 'base', 'base.log', 'fail:load_order'),
-                              self.boot('smp2', 'patched', 'patched.log', 'pass')])
-        self.assertIn('| smp2 ', rows[0])
-        order = [r for r in rows if r.startswith('| load_order ')][0]
-        self.assertIn('FAIL / ok', order)
-        self.assertIn('yes / yes', rows[-1])
+	def judged(self, log, b):
+		res, why = judge(log, b)
+		return {'boot': b, 'res': res, 'why': why}
 
-    def test_atomics_row_where_a_boot_shows_them(self):
-        rows = results.table([self.boot('arm64-lse', 'patched', 'arm64-lse.log', 'pass'),
-                              self.boot('arm64-llsc', 'patched', 'arm64-llsc.log', 'pass')])
-        atomics = [r for r in rows if r.startswith('| atomics ')][0]
-        self.assertRegex(atomics, r'\| lse +\| llsc +\|')
+	def test_base_and_patched_share_a_column(self):
+		rows = harness_results.table([self.judged('x86_64-jiffies-base.log', boot('jiffies', 'base')),
+					      self.judged('x86_64-jiffies-patched.log', boot('jiffies'))])
+		self.assertIn('| jiffies ', rows[0])
+		self.assertRegex([r for r in rows if r.startswith('| load_order ')][0], r'FAIL / ok')
+		self.assertRegex([r for r in rows if r.startswith('| clocksource ')][0], r'jiffies / jiffies')
+		self.assertIn('yes / yes', rows[-1])
 
-    def test_single_kernel_run(self):
-        rows = results.table([self.boot('debug', 'patched', 'patched.log', 'pass')])
-        self.assertIn('debug (patched)', rows[0])
+	def test_a_run_of_one_kernel(self):
+		rows = harness_results.table([self.judged('x86_64-lazy-patched.log', boot('lazy'))])
+		self.assertIn('lazy (patched)', rows[0])
+
+	def test_the_atomics_row_where_a_boot_shows_them(self):
+		rows = harness_results.table([self.judged('arm64-lse-patched.log', boot('arm64-lse')),
+					      self.judged('arm64-llsc-patched.log', boot('arm64-llsc'))])
+		self.assertRegex([r for r in rows if r.startswith('| atomics ')][0], r'\| lse +\| llsc +\|')
+
+	def test_the_report_names_what_was_not_as_expected(self):
+		out = harness_results.report('Linux 7.3', [self.judged('result-missing.log', boot('smp2'))])
+		self.assertIn('UNEXPECTED: smp2 patched: cn_proc-selftest reported 17 results, planned 18', out)
+		self.assertEqual(out[-1], 'Linux 7.3: 0 of 1 boots as expected')
 
 
 if __name__ == '__main__':
-    unittest.main(verbosity=1)
+	unittest.main(verbosity=1)

@@ -1,11 +1,20 @@
-# The boot test's default architecture. Its harness settings (cf.
-# kunit_tool's qemu_configs), read by arch_env in scripts/lib.sh: the
-# kernel, QEMU, and the guest's userspace: busybox-static of Debian's
-# DEBIAN_ARCH, the selftest's LISTENERS (BITS:CFLAGS), the real clients
-# if CLIENTS=1, and the ATOMICS a row must name (cnproc_atomics=) if any.
-# harness: KARCH=x86_64 KERNEL_IMAGE=arch/x86/boot/bzImage CONSOLE=ttyS0
-# harness: QEMU=qemu-system-x86_64 QEMU_ARGS="-machine pc -m 512"
-# harness: DEBIAN_ARCH=amd64 LISTENERS="64:-m64 32:-m32" CLIENTS=1 ATOMICS=
+# SPDX-License-Identifier: GPL-2.0
+# x86_64, the boot test's default architecture: QEMU's pc machine, the
+# 64- and 32-bit listeners, and the real clients (cf. kunit_tool's
+# qemu_configs/x86_64.py).
+from harness_config import Arch
+
+ARCH = Arch(
+	name='x86_64',
+	linux_arch='x86_64',
+	kernel_path='arch/x86/boot/bzImage',
+	console='ttyS0',
+	qemu='qemu-system-x86_64',
+	qemu_params=('-machine', 'pc', '-m', '512'),
+	debian_arch='amd64',
+	listeners=((64, ('-m64',)), (32, ('-m32',))),
+	clients=True,
+	kconfig='''
 CONFIG_64BIT=y
 CONFIG_NR_CPUS=8
 CONFIG_X86_MPPARSE=y
@@ -33,3 +42,4 @@ CONFIG_ACPI=y
 # CONFIG_CPU_IDLE is not set
 # CONFIG_INPUT is not set
 # CONFIG_THERMAL is not set
+''')

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# arm64 on QEMU's virt machine, in software emulation. -cpu max has LSE
+# atomics (and pointer authentication with QEMU's own cheap algorithm,
+# pauth-impdef: the architected one is slow to emulate); a run may name
+# another CPU model, as cortex-a57 (ARMv8.0) for the LL/SC atomics. The
+# kernel builds both and chooses at boot (ARM64_HAS_LSE_ATOMICS): each run
+# names the one its kernel must choose. The guest has Debian's
+# busybox-static:arm64 and the selftest cross-built static; no 32-bit
+# listener, no real clients.
+from harness_config import Arch
+
+ARCH = Arch(
+	name='arm64',
+	linux_arch='arm64',
+	cross_compile='aarch64-linux-gnu-',
+	kernel_path='arch/arm64/boot/Image',
+	console='ttyAMA0',
+	qemu='qemu-system-aarch64',
+	qemu_params=('-machine', 'virt', '-m', '512'),
+	cpu='max,pauth-impdef=on',
+	debian_arch='arm64',
+	listeners=((64, ()),),
+	atomics=('lse', 'llsc'),
+	kconfig='''
+# The virt machine's PL011 serial console; the arch timer
+# (arch_sys_counter), GIC and PSCI come with ARM64. 48-bit virtual
+# addresses, not tinyconfig's 52: no LPA2 page tables to emulate.
+CONFIG_NR_CPUS=8
+CONFIG_ARM64_VA_BITS_48=y
+CONFIG_SERIAL_AMBA_PL011=y
+CONFIG_SERIAL_AMBA_PL011_CONSOLE=y
+''')

@@ -1,0 +1,453 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the harness is asked to do, as typed data validated once, before
+anything is fetched or built:
+
+  Options   the make variables (environment) of one command
+  Line      a kernel line of configs/lines.toml: its Debian package, its
+            series, its static checks
+  Arch      an architecture, configs/arch/NAME.py (cf. kunit_tool's
+            qemu_configs): its kbuild ARCH, kconfig, QEMU and guest
+  Run       a run of configs/runs.toml: what its boots boot (line,
+            architecture, CPUs, kernel arguments, what init runs) and what
+            each kernel (base, patched, a mutant) must show
+  Boot      one boot: a run's kernel on one line
+
+Every rule about these (defaults, syntax, what goes with what) is here.
+"""
+
+import dataclasses
+import importlib.util
+import os
+import re
+import tomllib
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from harness_util import TOP, HarnessError
+
+CONFIGS = os.path.join(TOP, 'configs')
+MUTANTS = os.path.join(TOP, 'tests', 'mutants')
+
+
+# Architectures ----------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Arch:
+	"""An architecture (configs/arch/NAME.py). One without qemu is built
+	by the static checks only."""
+	name: str
+	linux_arch: str			# kbuild's ARCH
+	kconfig: str			# on top of tinyconfig, before the flavour
+	cross_compile: str = ''
+	kernel_path: str = ''		# the image to boot, in the build directory
+	console: str = ''
+	qemu: Optional[str] = None	# qemu-system-*
+	qemu_params: Tuple[str, ...] = ()
+	cpu: str = ''			# QEMU's -cpu in software emulation, if not its default
+	debian_arch: str = ''		# busybox-static of this Debian architecture
+	listeners: Tuple[Tuple[int, Tuple[str, ...]], ...] = ()	# bits, CFLAGS
+	clients: bool = False		# the real clients run in its guest
+	atomics: Tuple[str, ...] = ()	# what a run must say its kernel chooses
+
+	@property
+	def boots(self) -> bool:
+		return self.qemu is not None
+
+	def listener_flags(self, bits: int) -> Tuple[str, ...]:
+		return dict(self.listeners)[bits]
+
+
+DEFAULT_ARCH = 'x86_64'
+
+
+def load_arch(name: str) -> Arch:
+	path = os.path.join(CONFIGS, 'arch', name + '.py')
+	if not re.fullmatch(r'[a-z0-9_]+', name) or not os.path.isfile(path):
+		raise HarnessError(f'no architecture {name}: no configs/arch/{name}.py')
+	spec = importlib.util.spec_from_file_location(f'arch_{name}', path)
+	mod = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(mod)
+	arch = mod.ARCH
+	if arch.name != name:
+		raise HarnessError(f'configs/arch/{name}.py describes {arch.name}')
+	return arch
+
+
+def booting_arches() -> List[str]:
+	names = sorted(f[:-3] for f in os.listdir(os.path.join(CONFIGS, 'arch')) if f.endswith('.py'))
+	return [n for n in names if load_arch(n).boots]
+
+
+# Kernel lines -----------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+	name: str			# "7.3"
+	package: str			# Debian's linux-source-X
+	suite: str
+	series: str			# the quilt series' directory, from TOP
+	static_checks: Tuple[Tuple[str, str], ...]	# (arch, flavour)
+
+	@property
+	def series_dir(self) -> str:
+		return os.path.join(TOP, self.series)
+
+
+def _load_toml(name: str) -> dict:
+	path = os.path.join(CONFIGS, name)
+	try:
+		with open(path, 'rb') as f:
+			return tomllib.load(f)
+	except tomllib.TOMLDecodeError as e:
+		raise HarnessError(f'configs/{name}: {e}') from None
+
+
+def _keys(where: str, table: dict, allowed: Sequence[str], required: Sequence[str] = ()) -> None:
+	unknown = sorted(set(table) - set(allowed))
+	if unknown:
+		raise HarnessError(f'{where}: unknown key {unknown[0]} (known: {", ".join(allowed)})')
+	for k in required:
+		if k not in table:
+			raise HarnessError(f'{where}: no {k}')
+
+
+def load_lines() -> List[Line]:
+	"""configs/lines.toml; the first line is the newest."""
+	lines = []
+	for i, t in enumerate(_load_toml('lines.toml').get('line', [])):
+		where = f'configs/lines.toml: line {t.get("name", i + 1)}'
+		_keys(where, t, ('name', 'package', 'suite', 'series', 'static_checks'),
+		      ('name', 'package', 'suite', 'series'))
+		checks = []
+		for c in t.get('static_checks', []):
+			_keys(where + ': static_checks', c, ('arch', 'flavour'), ('arch', 'flavour'))
+			load_arch(c['arch'])
+			_flavour(where, c['flavour'])
+			checks.append((c['arch'], c['flavour']))
+		lines.append(Line(t['name'], t['package'], t['suite'], t['series'], tuple(checks)))
+	if not lines:
+		raise HarnessError('configs/lines.toml has no line')
+	return lines
+
+
+def _flavour(where: str, name: str) -> str:
+	if not re.fullmatch(r'[a-z0-9_-]+', name) or \
+	   not os.path.isfile(os.path.join(CONFIGS, 'flavours', name + '.config')):
+		raise HarnessError(f'{where}: no flavour {name} in configs/flavours/')
+	return name
+
+
+# Options ----------------------------------------------------------------
+
+def _positive(name: str, value: str) -> int:
+	if not re.fullmatch(r'[1-9][0-9]*', value):
+		raise HarnessError(f'{name}={value}: a whole number, at least 1')
+	return int(value)
+
+
+def parse_getopt_numbers(name: str, value: str, letters: str) -> List[str]:
+	"""VALUE as the options of a program whose getopt() takes -L NUMBER for
+	each of LETTERS, every NUMBER at least 1: the words, or HarnessError
+	naming what the program would refuse."""
+	words = value.split()
+	i = 0
+	while i < len(words):
+		m = re.fullmatch(r'-([a-z])(.*)', words[i])
+		if not m or m.group(1) not in letters:
+			raise HarnessError(f'{name}="{value}": {words[i]} is not one of '
+					   + ' '.join(f'-{l} N' for l in letters))
+		num = m.group(2)
+		if not num:
+			i += 1
+			if i == len(words):
+				raise HarnessError(f'{name}="{value}": -{m.group(1)} needs a number')
+			num = words[i]
+		if not re.fullmatch(r'[1-9][0-9]*', num):
+			raise HarnessError(f'{name}="{value}": -{m.group(1)} {num}: a whole number, at least 1')
+		i += 1
+	return words
+
+
+# The selftest's and the storm's getopt() options.
+SELFTEST_OPTIONS = 'wnt'	# workers, events, seconds
+STORM_OPTIONS = 'wtr'		# workers, seconds per round, rounds
+
+
+@dataclasses.dataclass
+class Options:
+	"""The make variables (environment) of one command, checked whole."""
+	kernel: str = ''
+	ksrc: str = ''
+	configs: Tuple[str, ...] = ()
+	arch: str = ''			# make's ARCH, as BOOT_ARCH
+	selftest_args: Tuple[str, ...] = ()
+	out: str = ''
+	jobs: int = 1
+	boot_timeout: int = 300
+	debs_mirror: str = ''
+	clients_suite: str = 'bookworm'
+	bench_pairs: int = 10
+	bench_cpus: int = 2
+	storm_args: Tuple[str, ...] = ()
+
+	@classmethod
+	def from_env(cls, env: Optional[dict] = None) -> 'Options':
+		env = os.environ if env is None else env
+		o = cls()
+		o.kernel = env.get('KERNEL', '').strip()
+		o.ksrc = env.get('KSRC', '')
+		o.configs = tuple(env.get('CONFIGS', '').split())
+		o.arch = env.get('BOOT_ARCH', '')
+		if o.arch and o.arch not in booting_arches():
+			raise HarnessError(f'ARCH={o.arch}: not an architecture the boot test boots: '
+					   + ' '.join(booting_arches()))
+		o.selftest_args = tuple(parse_getopt_numbers('SELFTEST_ARGS', env.get('SELFTEST_ARGS', ''),
+							     SELFTEST_OPTIONS))
+		o.out = os.path.realpath(env.get('OUT') or os.path.join(TOP, 'out'))
+		o.jobs = _positive('JOBS', env.get('JOBS') or str(os.cpu_count() or 1))
+		o.boot_timeout = _positive('BOOT_TIMEOUT', env.get('BOOT_TIMEOUT') or '300')
+		o.debs_mirror = env.get('DEBS_MIRROR', '')
+		if o.debs_mirror and not re.fullmatch(r'https?://[^\s"\']+', o.debs_mirror):
+			raise HarnessError(f'DEBS_MIRROR={o.debs_mirror}: not an http(s) URL')
+		o.clients_suite = env.get('CLIENTS_SUITE') or 'bookworm'
+		if not re.fullmatch(r'[a-z][a-z0-9-]*', o.clients_suite):
+			raise HarnessError(f'CLIENTS_SUITE={o.clients_suite}: not a Debian suite name')
+		o.bench_pairs = _positive('BENCH_PAIRS', env.get('BENCH_PAIRS') or '10')
+		o.bench_cpus = _positive('BENCH_CPUS', env.get('BENCH_CPUS') or '2')
+		o.storm_args = tuple(parse_getopt_numbers('STORM_ARGS',
+							  env.get('STORM_ARGS') or '-w 4 -t 3 -r 3',
+							  STORM_OPTIONS))
+		return o
+
+
+def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
+	"""The lines a command works on: KERNEL (a list, or all; the newest by
+	default), or the one whose version KSRC's Makefile has."""
+	names = [l.name for l in lines]
+	want = opts.kernel
+	if opts.ksrc:
+		mk = os.path.join(opts.ksrc, 'Makefile')
+		if not (os.path.isfile(mk) and os.path.isdir(os.path.join(opts.ksrc, 'kernel'))):
+			raise HarnessError(f'KSRC={opts.ksrc} is not a kernel tree (give the top '
+					   'directory of a Linux source tree)')
+		with open(mk, errors='replace') as f:
+			text = f.read()
+		v = re.search(r'^VERSION = (\d+)', text, re.M)
+		p = re.search(r'^PATCHLEVEL = (\d+)', text, re.M)
+		version = f'{v.group(1) if v else "?"}.{p.group(1) if p else "?"}'
+		if want and want != version:
+			raise HarnessError(f'KSRC={opts.ksrc} is Linux {version}, not KERNEL={want}: '
+					   f'give one of them, or KERNEL={version}')
+		want = version
+	if not want:
+		want = names[0]
+	chosen = names if want == 'all' else want.split()
+	for n in chosen:
+		if n not in names:
+			raise HarnessError(f'no series for Linux {n} ({"KSRC=" + opts.ksrc + ", " if opts.ksrc else ""}'
+					   f'KERNEL={opts.kernel}); lines: {" ".join(names)} or all')
+	return [l for l in lines if l.name in chosen]
+
+
+# Runs -------------------------------------------------------------------
+
+# What init runs (tests/init's cnproc_run), and what it reports.
+MODES = ('selftest', 'kunit', 'storm')
+PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
+# Kernel arguments the harness gives (console=, panic=, kunit.filter=) or
+# that a run names by field (clocksource=, preempt=, init's cnproc_*).
+RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'clocksource', 'preempt')
+CHECK = re.compile(r'(kunit:|client:)?[a-z0-9_]+')
+
+
+@dataclasses.dataclass(frozen=True)
+class Expect:
+	"""What one kernel of a run must show: FAIL the checks that must fail,
+	MAY_FAIL those that may; every other check must pass."""
+	fail: Tuple[str, ...] = ()
+	may_fail: Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+	name: str
+	lines: Tuple[str, ...]
+	kernels: Tuple[Tuple[str, Expect], ...]	# variant, what it must show
+	arch: str = DEFAULT_ARCH
+	flavour: str = 'default'
+	cpus: int = 2
+	cpu_model: Optional[str] = None	# QEMU's -cpu; software emulation
+	mode: str = 'selftest'
+	listener: int = 64
+	clients: bool = False
+	clocksource: Optional[str] = None
+	preempt: Optional[str] = None
+	atomics: Optional[str] = None
+	kernel_args: Tuple[str, ...] = ()
+
+	def kernel_cmdline(self) -> List[str]:
+		"""The kernel's arguments and init's parameters of the run, but
+		for the program's own (cnproc_args)."""
+		args = []
+		if self.clocksource:
+			args.append(f'clocksource={self.clocksource}')
+		if self.preempt:
+			args.append(f'preempt={self.preempt}')
+		args += self.kernel_args
+		if self.mode != 'selftest':
+			args.append(f'cnproc_run={self.mode}')
+		if self.listener != 64:
+			args.append(f'cnproc_listener={self.listener}')
+		if self.clients:
+			args.append('cnproc_clients=1')
+		return args
+
+	def parts(self) -> List[str]:
+		"""The parts of a boot that must start, report and finish."""
+		return ((['cn_proc-selftest'] if self.mode == 'selftest' else [])
+			+ (['cn_proc-clients'] if self.clients else []))
+
+
+RUN_KEYS = [f.name for f in dataclasses.fields(Run)]
+
+
+def mutant_patch(name: str, out: str = '') -> Optional[str]:
+	"""tests/mutants/NAME.patch, or one make bench generated in OUT."""
+	for d in (MUTANTS, os.path.join(out, 'mutants') if out else None):
+		if d and os.path.isfile(os.path.join(d, name + '.patch')):
+			return os.path.join(d, name + '.patch')
+	return None
+
+
+def _expect(where: str, t: dict, run: dict) -> Expect:
+	if not isinstance(t, dict):
+		raise HarnessError(f'{where}: a table of fail and may_fail lists, not {t!r}')
+	_keys(where, t, ('fail', 'may_fail'))
+	e = Expect(tuple(t.get('fail', ())), tuple(t.get('may_fail', ())))
+	for c in e.fail + e.may_fail:
+		if not isinstance(c, str) or not CHECK.fullmatch(c):
+			raise HarnessError(f'{where}: {c!r} is not a check (NAME, kunit:CASE or client:NAME)')
+		mode = run.get('mode', 'selftest')
+		if c.startswith('client:') and not run.get('clients'):
+			raise HarnessError(f'{where}: {c}: the run does not run the clients')
+		if ':' not in c and mode != 'selftest':
+			raise HarnessError(f'{where}: {c}: a selftest check, but the run is mode {mode}')
+	both = set(e.fail) & set(e.may_fail)
+	if both:
+		raise HarnessError(f'{where}: {sorted(both)[0]} both in fail and may_fail')
+	return e
+
+
+def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
+	where = f'configs/runs.toml: run {t.get("name", "#" + str(i + 1))}'
+	_keys(where, t, RUN_KEYS, ('name', 'lines', 'kernels'))
+	if not isinstance(t['name'], str) or not re.fullmatch(r'[a-z0-9][a-z0-9-]*', t['name']):
+		raise HarnessError(f'{where}: name must be lower-case letters, digits and -')
+	for l in t['lines']:
+		if l not in lines:
+			raise HarnessError(f'{where}: no line {l} in configs/lines.toml')
+	arch = load_arch(t.get('arch', DEFAULT_ARCH))
+	if not arch.boots:
+		raise HarnessError(f'{where}: {arch.name} does not boot (configs/arch/{arch.name}.py has no qemu)')
+	_flavour(where, t.get('flavour', 'default'))
+	cpus = t.get('cpus', 2)
+	if not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1:
+		raise HarnessError(f'{where}: cpus {cpus!r} is not a number of CPUs')
+	model = t.get('cpu_model')
+	if model is not None and not re.fullmatch(r'[a-z0-9][a-z0-9.,=-]*', str(model)):
+		raise HarnessError(f'{where}: cpu_model {model!r} is not a QEMU CPU model')
+	mode = t.get('mode', 'selftest')
+	if mode not in MODES:
+		raise HarnessError(f'{where}: mode {mode!r} is not one of {", ".join(MODES)}')
+	listener = t.get('listener', 64)
+	if listener not in dict(arch.listeners):
+		raise HarnessError(f'{where}: listener {listener!r}: {arch.name} has the '
+				   f'{" and ".join(str(b) for b, _ in arch.listeners)}-bit listener')
+	if t.get('clients') and not arch.clients:
+		raise HarnessError(f'{where}: the real clients do not run on {arch.name}')
+	atomics = t.get('atomics')
+	if arch.atomics and atomics not in arch.atomics:
+		raise HarnessError(f'{where}: atomics {atomics!r}: a {arch.name} run names the atomics '
+				   f'its kernel must choose: {" or ".join(arch.atomics)}')
+	if not arch.atomics and atomics is not None:
+		raise HarnessError(f'{where}: atomics {atomics!r}: {arch.name} has no choice of atomics')
+	cs = t.get('clocksource')
+	if cs is not None and not re.fullmatch(r'[a-z0-9_-]+', str(cs)):
+		raise HarnessError(f'{where}: clocksource {cs!r} is not a clocksource name')
+	preempt = t.get('preempt')
+	if preempt is not None and preempt not in PREEMPT_MODELS:
+		raise HarnessError(f'{where}: preempt {preempt!r} is not one of {", ".join(PREEMPT_MODELS)}')
+	seen = set()
+	for a in t.get('kernel_args', []):
+		name = str(a).split('=', 1)[0]
+		if not re.fullmatch(r'[a-z0-9_.-]+(=\S+)?', str(a)):
+			raise HarnessError(f'{where}: kernel argument {a!r} is not NAME or NAME=VALUE')
+		if name in RESERVED_ARGS or name.startswith('cnproc_'):
+			raise HarnessError(f'{where}: kernel argument {a}: {name}= is the harness\'s '
+					   'or a field of the run')
+		if name in seen:
+			raise HarnessError(f'{where}: kernel argument {name}= given twice')
+		seen.add(name)
+	kernels = []
+	if not isinstance(t['kernels'], dict) or not t['kernels']:
+		raise HarnessError(f'{where}: kernels: at least one of base, patched, a mutant')
+	for v, e in t['kernels'].items():
+		if v not in ('base', 'patched') and not mutant_patch(v):
+			raise HarnessError(f'{where}: kernel {v}: not base, patched or a mutant '
+					   f'(tests/mutants/{v}.patch)')
+		kernels.append((v, _expect(f'{where}: kernels.{v}', e, t)))
+	fields = {k: t[k] for k in RUN_KEYS if k in t}
+	fields.update(lines=tuple(t['lines']), kernels=tuple(kernels),
+		      kernel_args=tuple(t.get('kernel_args', ())))
+	return Run(**fields)
+
+
+def load_runs(lines: Sequence[Line]) -> List[Run]:
+	"""Every run of configs/runs.toml, each checked whole."""
+	names = [l.name for l in lines]
+	runs = [parse_run(i, t, names) for i, t in enumerate(_load_toml('runs.toml').get('run', []))]
+	for l in names:
+		mine = [r.name for r in runs if l in r.lines]
+		dup = {n for n in mine if mine.count(n) > 1}
+		if dup:
+			raise HarnessError(f'configs/runs.toml: two runs {sorted(dup)[0]} of line {l}')
+	return runs
+
+
+@dataclasses.dataclass(frozen=True)
+class Boot:
+	line: str
+	run: Run
+	variant: str
+	expect: Expect
+
+	@property
+	def name(self) -> str:
+		return f'{self.run.name}.{self.variant}'
+
+	@property
+	def kernel(self) -> Tuple[str, str, str]:
+		"""What builds it: architecture, flavour, variant."""
+		return (self.run.arch, self.run.flavour, self.variant)
+
+
+def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> Dict[str, List[Boot]]:
+	"""The boots of each chosen line that CONFIGS and ARCH select (all by
+	default); every chosen line must keep one, every CONFIGS name be a run
+	of a chosen line."""
+	boots = {}
+	for line in lines:
+		mine = [r for r in runs if line.name in r.lines]
+		chosen = [r for r in mine if (not opts.configs or r.name in opts.configs)
+			  and (not opts.arch or r.arch == opts.arch)]
+		if not chosen:
+			raise HarnessError(
+				f'{"ARCH=" + opts.arch + " " if opts.arch else ""}CONFIGS="{" ".join(opts.configs)}" '
+				f'selects no run of Linux {line.name}; its runs: {" ".join(r.name for r in mine)}')
+		boots[line.name] = [Boot(line.name, r, v, e) for r in chosen for v, e in r.kernels]
+	known = {r.name for r in runs for l in lines if l.name in r.lines
+		 and (not opts.arch or r.arch == opts.arch)}
+	for c in opts.configs:
+		if c not in known:
+			raise HarnessError(f'CONFIGS: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
+					   f'{" on " + opts.arch if opts.arch else ""} in configs/runs.toml')
+	return boots

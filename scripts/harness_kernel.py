@@ -1,0 +1,424 @@
+# SPDX-License-Identifier: GPL-2.0
+"""From a kernel line to a bootable image: the line's private tree at base,
+at its series or at a mutant, its configurations, its builds, and the
+image cache.
+
+A kernel is (ARCH, FLAVOUR, VARIANT) of a line: configs/arch/ARCH.py and
+configs/flavours/FLAVOUR.config on tinyconfig, built as base (the
+pristine tree), patched (the line's series) or a mutant
+(tests/mutants/NAME.patch on the series). The variants of one
+architecture and flavour share a build directory: base first, the others
+incremental rebuilds. Images are cached under image_id(), the key of all
+they are built from, so that another clone or a rerun boots them unbuilt.
+"""
+
+import inspect
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, file_text,
+			  note, output, run, stage)
+
+# The series' helper, whose instructions a build keeps beside the image
+# (tests/litmus/ models arm64's), with those of the out-of-line atomics it
+# calls; and what an image's cache entry holds.
+HELPER_SYMBOL = 'ktime_stamp_ns'
+ATOMIC_CALLEE = re.compile(r'\sbl\s+([0-9a-f]+) <(__(?:cmpxchg|ll_sc|lse)\w*)>')
+IMAGE_FILES = f'the image, id, helper.dis ({HELPER_SYMBOL} and the {ATOMIC_CALLEE.pattern} it calls)'
+
+
+def series_patches(series_dir: str) -> List[str]:
+	"""The patches of the quilt series in SERIES_DIR, in order."""
+	out = []
+	for l in file_text(os.path.join(series_dir, 'series')).splitlines():
+		l = l.split('#', 1)[0].strip()
+		if l:
+			out.append(os.path.join(series_dir, l.split()[0]))
+	return out
+
+
+def patch_files(patches: Iterable[str]) -> List[str]:
+	"""The files the patches create or change."""
+	files = set()
+	for p in patches:
+		files.update(re.findall(r'^\+\+\+ b/(\S+)', file_text(p), re.M))
+	return sorted(files)
+
+
+def series_digest(patches: Iterable[str]) -> str:
+	"""What the series changes, commit messages aside."""
+	parts = []
+	for p in patches:
+		text = file_text(p)
+		parts += [os.path.basename(p), text[text.find('\n--- '):]]
+	return cache_key(*parts)
+
+
+class Tree:
+	"""A line's private tree, OUT/LINE/tree: a copy of KSRC (which is never
+	touched) or of the Debian package's source in the cache (hard-linked
+	where the file system allows: quilt and patch replace a file they
+	change, never write into it), at base, at the line's series, or at the
+	series plus a test-only overlay (a mutant)."""
+
+	def __init__(self, line: Line, opts: Options):
+		self.line = line
+		self.opts = opts
+		self.lout = os.path.join(opts.out, line.name)
+		self.path = os.path.join(self.lout, 'tree')
+		self.logs = os.path.join(opts.out, 'logs', line.name)
+		self.patches = series_patches(line.series_dir)
+		self.files = patch_files(self.patches)
+		self.digest = series_digest(self.patches)
+		self._overlay = os.path.join(self.path, '.cn-proc-overlay')
+		self._pristine = None
+		os.makedirs(self.logs, exist_ok=True)
+
+	def pristine(self) -> str:
+		"""The pristine source: KSRC, or the package's, fetched and
+		unpacked into the cache by scripts/source.sh."""
+		if self._pristine is None:
+			if self.opts.ksrc:
+				self._pristine = os.path.realpath(self.opts.ksrc)
+			else:
+				self._pristine = fetch_source(self.line, self.opts)
+		return self._pristine
+
+	def source_id(self) -> str:
+		"""What the tree is copied from; a change makes every build stale."""
+		src = self.pristine()
+		if not self.opts.ksrc:
+			return file_text(os.path.join(src, '.unpacked')).strip()
+		stamps = []
+		for root, dirs, files in os.walk(src):
+			dirs[:] = [d for d in dirs if d != '.git']
+			for f in files:
+				st = os.lstat(os.path.join(root, f))
+				stamps.append(f'{st.st_mtime} {st.st_size} {os.path.relpath(root, src)}/{f}')
+		return f'ksrc {src} {cache_key(*sorted(stamps))}'
+
+	@property
+	def id(self) -> str:
+		return file_text(os.path.join(self.lout, 'tree.id')).strip()
+
+	def prepare(self) -> None:
+		"""A fresh copy of the pristine source, unless the tree is one of
+		the same source already."""
+		src = self.pristine()
+		sid = self.source_id()
+		id_file = os.path.join(self.lout, 'tree.id')
+		if os.path.isdir(self.path) and os.path.isfile(id_file) and file_text(id_file).strip() == sid:
+			return
+		for d in (self.path, self.path + '.tmp', os.path.join(self.lout, 'build'),
+			  os.path.join(self.lout, 'kernels')):
+			shutil.rmtree(d, ignore_errors=True)
+		if os.path.exists(id_file):
+			os.remove(id_file)
+		tmp = self.path + '.tmp'
+		os.makedirs(tmp)
+		if self.opts.ksrc:
+			# A copy the user's tree cannot be reached through.
+			run(['bash', '-o', 'pipefail', '-c',
+			     f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc --exclude=./patches -cf - . '
+			     f'| tar -C {shlex.quote(tmp)} -xf -'], what=f'copying {src}')
+			if any(os.path.exists(os.path.join(tmp, f)) for f in ('.config', 'include/config/auto.conf')):
+				run(['make', '-C', tmp, '-s', 'mrproper'])
+		elif run(['cp', '-al', src + '/.', tmp], check=False).returncode != 0:
+			note('cannot hard-link the source (another file system?): copying it')
+			shutil.rmtree(tmp)
+			run(['cp', '-a', src, tmp])
+		os.rename(tmp, self.path)
+		with open(id_file, 'w') as f:
+			f.write(sid + '\n')
+
+	def _quilt(self, *args: str, check: bool = True, log: Optional[str] = None):
+		return run(['quilt', *args], cwd=self.path, check=check, log=log,
+			   env={'QUILT_PATCHES': 'patches', 'QUILT_PC': '.pc'})
+
+	def _touch(self, patches: Iterable[str]) -> None:
+		"""Kbuild decides by mtime, and a file quilt or patch restored keeps
+		its old one."""
+		for f in patch_files(patches):
+			p = os.path.join(self.path, f)
+			if os.path.exists(p):
+				os.utime(p)
+
+	def _remove_overlay(self) -> None:
+		if not os.path.isfile(self._overlay):
+			return
+		res = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch', '--no-backup-if-mismatch',
+			   '-i', self._overlay], check=False)
+		if res.returncode:
+			raise HarnessError(f'could not remove the test overlay from {self.path}; delete it and rerun')
+		self._touch([self._overlay])
+		os.remove(self._overlay)
+
+	def base(self) -> None:
+		self._remove_overlay()
+		if not os.path.isdir(os.path.join(self.path, '.pc')):
+			return
+		if self._quilt('pop', '-a', '-q', check=False).returncode:
+			raise HarnessError(f'quilt pop -a failed in {self.path}; delete it and rerun')
+		self._touch(series_patches(os.path.join(self.path, 'patches')))
+		shutil.rmtree(os.path.join(self.path, 'patches'))
+		shutil.rmtree(os.path.join(self.path, '.pc'))
+
+	def patched(self) -> None:
+		"""The line's series applied with quilt, exactly (--fuzz=0). A patch
+		that does not apply leaves the tree at base and fails naming it."""
+		self._remove_overlay()
+		applied = os.path.join(self.path, 'patches')
+		if os.path.isdir(os.path.join(self.path, '.pc')) and \
+		   self._quilt('unapplied', check=False, log=os.path.join(self.logs, 'quilt-unapplied.log')).returncode \
+		   and series_digest(series_patches(applied)) == self.digest:
+			return	# every patch applied (quilt unapplied fails), and the same series
+		self.base()
+		os.makedirs(applied)
+		shutil.copy(os.path.join(self.line.series_dir, 'series'), applied)
+		for p in self.patches:
+			shutil.copy(p, applied)
+		log = os.path.join(self.logs, 'quilt-push.log')
+		if self._quilt('push', '-a', '--fuzz=0', check=False, log=log).returncode:
+			text = file_text(log)
+			failed = re.findall(r'^Applying patch (.*)$', text, re.M)
+			rej = re.search(r'FAILED -- rejects in file (.*)$', text, re.M)
+			self.base()
+			raise HarnessError(
+				f'{os.path.relpath(self.line.series_dir, TOP)}/{os.path.basename(failed[-1]) if failed else "?"}'
+				f' does not apply with --fuzz=0 to {self.pristine()}: '
+				f'{rej.group(1) if rej else "see " + log}')
+
+	def overlay(self, patch: str) -> None:
+		"""The series plus a test-only change."""
+		self.patched()
+		base = ['patch', '-d', self.path, '-p1', '-s', '--batch', '--fuzz=0', '-i', patch]
+		if run(base + ['--dry-run'], check=False).returncode:
+			raise HarnessError(f'{os.path.basename(patch)} does not apply on top of the {self.line.name} series')
+		shutil.copy(patch, self._overlay)
+		run(base + ['--no-backup-if-mismatch'])
+
+	def at(self, variant: str) -> None:
+		if variant == 'base':
+			self.base()
+		elif variant == 'patched':
+			self.patched()
+		else:
+			self.overlay(mutant_patch(variant, self.opts.out))
+
+
+def fetch_source(line: Line, opts: Options) -> str:
+	"""The line's pristine source in the cache (scripts/source.sh)."""
+	argv = [os.path.join(SCRIPTS, 'source.sh'), line.package, line.suite]
+	print(f'  $ {shlex.join(argv)}', flush=True)
+	res = subprocess.run(argv, stdout=subprocess.PIPE, text=True,
+			     env=dict(os.environ, OUT=opts.out, DEBS_MIRROR=opts.debs_mirror))
+	if res.returncode:
+		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
+	return res.stdout.strip().splitlines()[-1]
+
+
+# Configurations and builds ----------------------------------------------
+
+def kmake_argv(tree: str, build: str, arch: Arch, jobs: int, *targets: str) -> List[str]:
+	"""make in an out-of-tree build directory for ARCH."""
+	return ['make', '-C', tree, f'O={build}', f'ARCH={arch.linux_arch}',
+		f'CROSS_COMPILE={arch.cross_compile}', f'-j{jobs}', *targets]
+
+
+def config_fragments(opts: Options, arch: Arch, flavour: str, extra: Sequence[str] = ()) -> List[str]:
+	"""What configure() merges onto tinyconfig, in order; the last to name
+	an option wins. The architecture's kconfig is written out for
+	merge_config.sh."""
+	arch_frag = os.path.join(opts.out, 'kconfig', arch.name + '.config')
+	os.makedirs(os.path.dirname(arch_frag), exist_ok=True)
+	if not os.path.isfile(arch_frag) or file_text(arch_frag) != arch.kconfig:
+		with open(arch_frag, 'w') as f:
+			f.write(arch.kconfig)
+	return [os.path.join(CONFIGS, 'common.config'), arch_frag,
+		os.path.join(TOP, 'tools/testing/selftests/cn_proc/config'), *extra,
+		os.path.join(CONFIGS, 'flavours', flavour + '.config')]
+
+
+def fragment_options(frags: Sequence[str]) -> Dict[str, Tuple[str, str]]:
+	"""CONFIG_X -> (wanted line, fragment) as the last fragment says."""
+	want = {}
+	for f in frags:
+		for l in file_text(f).splitlines():
+			m = re.fullmatch(r'(CONFIG_\w+)=.*', l) or re.fullmatch(r'# (CONFIG_\w+) is not set', l)
+			if m:
+				want[m.group(1)] = (l, f)
+	return want
+
+
+def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str, jobs: int) -> None:
+	"""tinyconfig plus FRAGS into BUILD/.config, replaced only when it
+	changes (so a rerun rebuilds nothing); every option the fragments ask
+	for must survive olddefconfig. The .config is cached under the key of
+	what it is made from, so that a second clone configures nothing."""
+	key = cache_key(tree.id, arch.name, *map(file_text, frags), tool_versions(arch),
+			inspect.getsource(kmake_argv), inspect.getsource(make_config))
+	scratch = build + '.config'
+	os.makedirs(build, exist_ok=True)
+	if cache_get('configs', key, scratch):
+		note(f'{arch.name} .config from the cache ({key})')
+	else:
+		make_config(tree.path, scratch, arch, frags, log, jobs)
+		cache_put(scratch, 'configs', key)
+	new, old = os.path.join(scratch, '.config'), os.path.join(build, '.config')
+	if not os.path.isfile(old) or file_text(old) != file_text(new):
+		shutil.copy(new, old)
+
+
+def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str, jobs: int) -> None:
+	"""SCRATCH/.config (and nothing else there) from tinyconfig and FRAGS,
+	checked option by option."""
+	shutil.rmtree(scratch, ignore_errors=True)
+	os.makedirs(scratch)
+	run(kmake_argv(tree, scratch, arch, jobs, 'tinyconfig'), log=log + '.tinyconfig')
+	run([os.path.join(tree, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
+	     os.path.join(scratch, '.config'), *frags], log=log + '.merge')
+	run(kmake_argv(tree, scratch, arch, jobs, 'olddefconfig'), log=log)
+	got = file_text(os.path.join(scratch, '.config')).splitlines()
+	have = set(got)
+	set_opts = {l.split('=', 1)[0] for l in got if l.startswith('CONFIG_')}
+	missing = []
+	for opt, (line, frag) in fragment_options(frags).items():
+		if line.startswith('#'):
+			if opt in set_opts:
+				missing.append(f'{opt}=n (from {os.path.relpath(frag, TOP)})')
+		elif line not in have:
+			missing.append(f'{line} (from {os.path.relpath(frag, TOP)})')
+	if missing:
+		raise HarnessError(f'{arch.name}: {missing[0]} did not survive olddefconfig'
+				   + (f', and {len(missing) - 1} more' if len(missing) > 1 else ''))
+	config = file_text(os.path.join(scratch, '.config'))
+	shutil.rmtree(scratch)
+	os.makedirs(scratch)
+	with open(os.path.join(scratch, '.config'), 'w') as f:
+		f.write(config)
+
+
+def tool_versions(arch: Arch) -> str:
+	return ''.join(output([arch.cross_compile + t, '--version']).splitlines()[0] + '\n'
+		       for t in ('gcc', 'ld'))
+
+
+def helper_disassembly(arch: Arch, vmlinux: str) -> str:
+	"""objdump -d of the series' helper and of each arch atomic it calls:
+	where GCC does not inline it, arm64's cmpxchg is a static function of
+	its own (__cmpxchg_case_mb_64), one copy per object, so each is taken at
+	the address the helper calls."""
+	objdump = arch.cross_compile + 'objdump'
+	text = output([objdump, '-d', f'--disassemble={HELPER_SYMBOL}', vmlinux])
+	calls = dict.fromkeys(ATOMIC_CALLEE.findall(text))
+	if calls:
+		sizes = {}
+		for l in output([arch.cross_compile + 'nm', '-S', vmlinux]).splitlines():
+			f = l.split()
+			if len(f) == 4:
+				sizes[f[0].lstrip('0')] = int(f[1], 16)
+		for addr, name in calls:
+			start = int(addr, 16)
+			size = sizes.get(addr.lstrip('0'))
+			if not size:
+				raise HarnessError(f'{vmlinux}: no size for {name} at {addr}')
+			text += output([objdump, '-d', f'--start-address={start:#x}', f'--stop-address={start + size:#x}',
+					vmlinux])
+	return text
+
+
+class Kernels:
+	"""The kernels of one line: configured, built (or copied from the
+	cache), each in OUT/LINE/kernels/ARCH/FLAVOUR/VARIANT."""
+
+	def __init__(self, tree: Tree, opts: Options):
+		self.tree = tree
+		self.opts = opts
+
+	def build_dir(self, arch: str, flavour: str) -> str:
+		return os.path.join(self.tree.lout, 'build', f'{arch}-{flavour}')
+
+	def image_dir(self, arch: str, flavour: str, variant: str) -> str:
+		return os.path.join(self.tree.lout, 'kernels', arch, flavour, variant)
+
+	def image(self, arch: str, flavour: str, variant: str) -> str:
+		a = load_arch(arch)
+		return os.path.join(self.image_dir(arch, flavour, variant), os.path.basename(a.kernel_path))
+
+	def extra_fragments(self, arch: Arch) -> List[str]:
+		# The guest runs the real clients there: their options too.
+		return [os.path.join(CONFIGS, 'clients.config')] if arch.clients else []
+
+	def image_id(self, arch: Arch, flavour: str, variant: str) -> str:
+		"""The key of everything an image is built from."""
+		parts = [self.tree.id, file_text(os.path.join(self.build_dir(arch.name, flavour), '.config')),
+			 tool_versions(arch), inspect.getsource(kmake_argv), IMAGE_FILES]
+		if variant != 'base':
+			parts.append(self.tree.digest)
+		if variant not in ('base', 'patched'):
+			parts.append(file_text(mutant_patch(variant, self.opts.out)))
+		return cache_key(*parts)
+
+	def configure(self, arch: Arch, flavour: str) -> None:
+		frags = config_fragments(self.opts, arch, flavour, self.extra_fragments(arch))
+		configure(self.tree, self.build_dir(arch.name, flavour), arch, frags,
+			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'), self.opts.jobs)
+
+	def present(self, arch: Arch, flavour: str, variant: str) -> bool:
+		"""The image is there and up to date, or is copied whole from the
+		cache."""
+		d = self.image_dir(arch.name, flavour, variant)
+		key = self.image_id(arch, flavour, variant)
+		id_file = os.path.join(d, 'id')
+		if os.path.isfile(id_file) and file_text(id_file).strip() == key and \
+		   os.path.isfile(self.image(arch.name, flavour, variant)):
+			return True
+		if not cache_get('kernels', key, d):
+			return False
+		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: from the cache ({key})')
+		return True
+
+	def build(self, arch: Arch, flavour: str, variant: str) -> None:
+		"""Build the image (the tree is at VARIANT) and cache it, with the
+		disassembly of the series' helper where there is one."""
+		build = self.build_dir(arch.name, flavour)
+		log = os.path.join(self.tree.logs, f'build-{arch.name}-{flavour}-{variant}.log')
+		run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, os.path.basename(arch.kernel_path)),
+		    log=log, what=f'{self.tree.line.name} {arch.name} {flavour} {variant} kernel build')
+		objs = len(re.findall(r'^  (CC|AS|LD|AR) ', file_text(log), re.M))
+		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: {objs} objects rebuilt')
+		d = self.image_dir(arch.name, flavour, variant)
+		shutil.rmtree(d, ignore_errors=True)
+		os.makedirs(d)
+		shutil.copy(os.path.join(build, arch.kernel_path), d)
+		if variant != 'base':
+			with open(os.path.join(d, 'helper.dis'), 'w') as f:
+				f.write(helper_disassembly(arch, os.path.join(build, 'vmlinux')))
+		key = self.image_id(arch, flavour, variant)
+		with open(os.path.join(d, 'id'), 'w') as f:
+			f.write(key + '\n')
+		cache_put(d, 'kernels', key)
+
+	def ensure(self, kernels: Iterable[Tuple[str, str, str]]) -> None:
+		"""Configure and build what is missing: base first, then the series,
+		then each mutant, so the tree moves as little as it can."""
+		kernels = sorted(set(kernels), key=lambda k: (k[2] != 'base', k[2] != 'patched', k[2], k[0], k[1]))
+		line = self.tree.line.name
+		for arch, flavour in dict.fromkeys((a, f) for a, f, _ in kernels):
+			with stage(f'{line}: config {arch} {flavour}'):
+				self.configure(load_arch(arch), flavour)
+		for arch, flavour, variant in kernels:
+			a = load_arch(arch)
+			if self.present(a, flavour, variant):
+				continue
+			with stage(f'{line}: tree at {variant}'):
+				self.tree.at(variant)
+			with stage(f'{line}: build {arch} {flavour} {variant} kernel'):
+				self.build(a, flavour, variant)
+		with stage(f'{line}: tree at patched'):
+			self.tree.patched()

@@ -1,0 +1,303 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Read a test boot's serial log, judge it against its run, tabulate a
+line's boots.
+
+A serial log interleaves the kernel's printk lines ("[  1.234567] ...")
+with what the guest's programs write, and a printk can land inside a
+program's line. So the log is first split: the kernel's messages, and each
+part init ran ("PART: start" ... "PART: exit STATUS"), a printk cut off
+where it starts. The KTAP in each, the kernel's KUnit results and the
+parts' kselftest results, is parsed by the tree's own parser,
+tools/testing/kunit/kunit_parser.py; the project's checks are on top of
+its Test objects.
+
+A boot's checks are the KUnit cases the kernel ran ("kunit:CASE"), the
+selftest's results ("NAME") and the real clients' ("client:NAME").
+Whatever the run expects, a boot fails that timed out; whose init refused
+its parameters or did not start; whose part did not start, finish, report
+its whole plan, or exit with the status its results call for; whose
+kernel reported a problem (panic, oops, BUG, WARNING, lockdep, atomic
+sleep, UBSAN, KASAN, stall); that used another clocksource, preemption
+model or atomics than its run names; or, with the series, ran no KUnit
+case.
+"""
+
+import importlib
+import json
+import re
+import sys
+from typing import Dict, List, Optional, Sequence
+
+from harness_config import Boot, load_arch
+
+PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
+PROBLEMS = re.compile(
+	r'Kernel panic|Oops|BUG:|WARNING:|UBSAN:|KASAN:|'
+	r'possible circular locking|possible recursive locking|'
+	r'inconsistent lock state|suspicious RCU usage|'
+	r'sleeping function called from invalid context|scheduling while atomic|'
+	r'soft lockup|hard LOCKUP|rcu_.*stall|blocked for more than')
+PART = re.compile(r'(cn_proc-selftest|cn_proc-clients|cn_proc-storm): (?:(start)\b|exit (\d+)$)')
+# The checks of each part are named with its prefix.
+PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:'}
+
+_parser = None
+
+
+def use_kunit_parser(kunit_dir: str) -> None:
+	"""kunit_parser from a tree's tools/testing/kunit."""
+	global _parser
+	sys.path.insert(0, kunit_dir)
+	_parser = importlib.import_module('kunit_parser')
+	printer = importlib.import_module('kunit_printer')
+	_parser.null = printer.null_printer
+
+
+def _ktap(lines: Sequence[str]):
+	return _parser.parse_run_tests(lines, _parser.null)
+
+
+def _status(test) -> str:
+	s = _parser.TestStatus
+	return {s.SUCCESS: 'ok', s.FAILURE: 'FAIL', s.SKIPPED: 'skip'}.get(test.status, 'crashed')
+
+
+def split_log(lines: Sequence[str]):
+	"""The kernel's messages, init's lines, each part's lines, and the
+	kernel's problem reports (with the log around them)."""
+	kernel, init, parts, problems = [], [], {}, []
+	part = None
+	for i, raw in enumerate(lines):
+		line = raw.rstrip('\r\n')
+		k = PRINTK.search(line)
+		if k and PROBLEMS.search(line[k.end():]) and len(problems) < 5:
+			problems.append({'what': line[k.end():].strip(),
+					 'excerpt': [l.rstrip() for l in lines[max(0, i - 3):i + 15]]})
+		if k and k.start() == 0:
+			kernel.append(line[k.end():])
+			continue
+		if k:
+			line = line[:k.start()]
+		m = PART.match(line)
+		if m:
+			if m.group(2):
+				part = m.group(1)
+				parts[part] = {'lines': [], 'exit': None}
+			elif m.group(1) in parts:
+				parts[m.group(1)]['exit'] = int(m.group(3))
+				part = None
+			continue
+		if line.startswith('cn_proc-init: '):
+			init.append(line[len('cn_proc-init: '):])
+		elif part:
+			parts[part]['lines'].append(line)
+	return kernel, init, parts, problems
+
+
+def parse(lines: Sequence[str]) -> dict:
+	"""One boot's results, JSON-serialisable."""
+	kernel, init, parts, problems = split_log(lines)
+	res = {'checks': {}, 'diag': {}, 'parts': {}, 'problems': problems, 'init': None,
+	       'init_errors': [], 'clocksources': [], 'atomics': None, 'preempt': None, 'kunit_errors': []}
+	for msg in kernel:
+		# arm64's atomics: LL/SC unless LSE was detected by the time the
+		# system-wide alternatives (which make the choice) apply.
+		if msg.startswith('alternatives: applying system-wide alternatives'):
+			res['atomics'] = res['atomics'] or 'llsc'
+		elif msg.startswith('CPU features: detected: LSE atomic instructions'):
+			res['atomics'] = 'lse'
+		m = re.match(r'Dynamic Preempt: (\S+)', msg)
+		if m:
+			res['preempt'] = m.group(1)
+	main = _ktap(kernel)
+	for suite in main.subtests:
+		for case in suite.subtests:
+			if case.name:
+				res['checks']['kunit:' + case.name] = _status(case)
+			else:
+				res['kunit_errors'].append(f'suite {suite.name}: a case did not report')
+	for l in init:
+		if l.startswith('error: '):
+			res['init_errors'].append(l[len('error: '):])
+		m = re.match(r'run=(\S+) clients=(\d)$', l)
+		if m:
+			res['init'] = {'run': m.group(1), 'clients': m.group(2) == '1'}
+		m = re.match(r'clocksource=(\S*)$', l)
+		if m:
+			res['clocksources'].append(m.group(1))
+	for name, p in parts.items():
+		info = {'exit': p['exit'], 'plan': None, 'results': 0, 'ktap': True}
+		res['parts'][name] = info
+		for l in p['lines']:
+			if l.startswith('# cn_proc:'):
+				for kv in l[len('# cn_proc:'):].split():
+					key, _, val = kv.partition('=')
+					res['diag'][key] = val
+		if name not in PREFIX:
+			continue
+		test = _ktap(p['lines'])
+		info['ktap'] = test.status != _parser.TestStatus.FAILURE_TO_PARSE_TESTS
+		info['plan'] = test.expected_count if info['ktap'] else None
+		for t in test.subtests:
+			if t.name:
+				info['results'] += 1
+				res['checks'][PREFIX[name] + t.name] = _status(t)
+	return res
+
+
+def problems(res: dict, boot: Boot) -> List[str]:
+	"""What makes a boot fail whatever its expectation."""
+	run = boot.run
+	why = []
+	if res.get('timed_out'):
+		why.append('boot timed out')
+	why += ['kernel: ' + p['what'] for p in res['problems']]
+	why += ['init: ' + e for e in res['init_errors']]
+	why += ['KUnit: ' + e for e in res['kunit_errors']]
+	if boot.variant != 'base' and not any(k.startswith('kunit:') for k in res['checks']):
+		why.append('no KUnit results')
+	if res['init'] is None:
+		why.append('init did not start')
+	elif res['init']['run'] != run.mode:
+		why.append(f'init ran {res["init"]["run"]}, the run asks for {run.mode}')
+	if run.clocksource and (not res['clocksources'] or
+				any(c != run.clocksource for c in res['clocksources'])):
+		why.append(f'clocksource: {", ".join(res["clocksources"]) or "not reported"}, '
+			   f'the run asks for {run.clocksource}')
+	if run.preempt and res['preempt'] != run.preempt:
+		why.append(f'preemption: {res["preempt"] or "not reported"}, the run asks for {run.preempt}')
+	if load_arch(run.arch).atomics or res['atomics']:
+		if res['atomics'] != run.atomics:
+			why.append(f'atomics: {res["atomics"] or "none detected"}, the run asks for '
+				   f'{run.atomics or "none"}')
+	if res['init'] is not None:
+		for part in run.parts():
+			why += part_problems(res, part)
+	return why
+
+
+def part_problems(res: dict, part: str) -> List[str]:
+	"""A part must have started and finished, reported its whole plan, and
+	exited 0 when all passed, 1 when some failed (kselftest's codes)."""
+	info = res['parts'].get(part)
+	if info is None:
+		return [f'{part} did not start']
+	if info['exit'] is None:
+		return [f'{part} did not finish']
+	why = []
+	if not info['ktap'] or info['plan'] is None or info['results'] != info['plan']:
+		why.append(f'{part} reported {info["results"]} results, planned '
+			   f'{info["plan"] if info["plan"] is not None else "none"}')
+	prefix = PREFIX[part]
+	mine = [k for k in res['checks'] if (k.startswith(prefix) if prefix else ':' not in k)]
+	failed = any(res['checks'][k] != 'ok' and res['checks'][k] != 'skip' for k in mine)
+	if info['exit'] != (1 if failed else 0):
+		why.append(f'{part} exited {info["exit"]}')
+	return why
+
+
+def verdict(res: dict, boot: Boot) -> List[str]:
+	"""Empty if the boot ended as its run expects, else why not."""
+	why = problems(res, boot)
+	must, may = set(boot.expect.fail), set(boot.expect.may_fail)
+	got = {k for k, v in res['checks'].items() if v not in ('ok', 'skip')}
+	why += [f'{c}, expected, is no check of this boot' for c in sorted((must | may) - set(res['checks']))]
+	why += [f'{c} failed' for c in sorted(got - must - may)]
+	why += [f'{c} did not fail' for c in sorted(must - got)]
+	return why
+
+
+def parse_log(path: str, timed_out: bool) -> dict:
+	with open(path, errors='replace') as f:
+		res = parse(f.readlines())
+	res['log'] = path
+	res['timed_out'] = timed_out
+	return res
+
+
+def save(res: dict, path: str) -> None:
+	with open(path, 'w') as f:
+		json.dump(res, f, indent=1)
+		f.write('\n')
+
+
+FIGURES = [
+	('events', 'events'),
+	('cpus seen', 'cpus'),
+	('inversions', 'inversions'),
+	('largest inversion (us)', 'max_inversion_ns'),
+	('ties', 'ties'),
+	('duplicate stamps', 'duplicates'),
+	('stamp ahead of clock (ns)', 'lead_ns'),
+	('seq gaps', 'gaps'),
+	('losses (ENOBUFS)', 'enobufs'),
+	('events/s', 'rate'),
+]
+
+
+def _figure(res: dict, key: str) -> Optional[str]:
+	val = res['diag'].get(key)
+	if val is not None and key == 'max_inversion_ns' and val.isdigit():
+		return f'{int(val) / 1000:.0f}'
+	return val
+
+
+def table(judged: Sequence[dict]) -> List[str]:
+	"""Markdown: a column per run, each cell "base / patched" (or the one
+	kernel the run boots), a row per check, then the figures. JUDGED:
+	{'boot': Boot, 'res': dict, 'why': [...]}."""
+	runs: Dict[str, Dict[str, dict]] = {}
+	for j in judged:
+		runs.setdefault(j['boot'].run.name, {})[j['boot'].variant] = j
+	order, heads = [], []
+	for run, kernels in runs.items():
+		if set(kernels) == {'base', 'patched'}:
+			order.append((run, ['base', 'patched']))
+			heads.append(run)
+		else:
+			order.append((run, list(kernels)))
+			heads.append(f'{run} ({"/".join(kernels)})')
+	names = list(dict.fromkeys(k for j in judged for k in j['res']['checks']))
+	names.sort(key=lambda k: (k.startswith('kunit:'), k.startswith('client:')))
+
+	def row(label, get):
+		cells = []
+		for run, variants in order:
+			vals = [get(runs[run][v]) for v in variants]
+			cells.append(' / '.join(v if v is not None else '-' for v in vals))
+		return [label] + cells
+
+	rows = [['check (base / patched)'] + heads]
+	for n in names:
+		if all(j['res']['checks'].get(n) == 'skip' for j in judged):
+			continue
+		label = 'KUnit ' + n[6:] if n.startswith('kunit:') else n
+		rows.append(row(label, lambda j, n=n: j['res']['checks'].get(n)))
+	for label, key in FIGURES:
+		rows.append(row(label, lambda j, key=key: _figure(j['res'], key)))
+	if any(j['res']['clocksources'] for j in judged):
+		rows.append(row('clocksource', lambda j: '/'.join(dict.fromkeys(j['res']['clocksources'])) or None))
+	if any(j['res']['atomics'] for j in judged):
+		rows.append(row('atomics', lambda j: j['res']['atomics']))
+	rows.append(row('kernel reports', lambda j: str(len(j['res']['problems']))))
+	rows.append(row('as expected', lambda j: 'no' if j['why'] else 'yes'))
+	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+	out = []
+	for i, r in enumerate(rows):
+		out.append('| ' + ' | '.join(c.ljust(w) for c, w in zip(r, widths)) + ' |')
+		if i == 0:
+			out.append('|' + '|'.join('-' * (w + 2) for w in widths) + '|')
+	return out
+
+
+def report(title: str, judged: Sequence[dict]) -> List[str]:
+	"""The table, every boot that did not end as expected and why, and the
+	count."""
+	out = [f'### {title}', ''] + table(judged) + ['']
+	bad = [j for j in judged if j['why']]
+	for j in bad:
+		out.append(f'UNEXPECTED: {j["boot"].run.name} {j["boot"].variant}: {"; ".join(j["why"])}')
+		for p in j['res']['problems'][:1]:
+			out += ['    | ' + l for l in p['excerpt']]
+	out.append(f'{title}: {len(judged) - len(bad)} of {len(judged)} boots as expected')
+	return out

@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The static checks of a line's series, on the line's private tree:
+
+  - each patch's tags are one trailer block (git interpret-trailers
+    --parse), as git, b4 and the stable scripts read them;
+  - quilt push -a --fuzz=0 applies it and quilt pop -a restores every file
+    byte-identical; git am applies it onto a repository of those files;
+  - checkpatch.pl --strict is clean;
+  - kernel-doc -none -Wall, sparse (C=2) and W=1, in each configuration
+    of the line's static_checks (configs/lines.toml), add no warning to
+    what the base has.
+"""
+
+import filecmp
+import inspect
+import os
+import re
+import shutil
+import subprocess
+from typing import List
+
+from harness_config import Line, Options, load_arch
+from harness_kernel import Kernels, Tree, config_fragments, configure, kmake_argv, tool_versions
+from harness_util import (TOP, HarnessError, cache_get, cache_key, cache_put, file_text, note, output,
+			  run, stage)
+
+TAG = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ', re.M)
+
+
+def commit_message(patch: str) -> str:
+	"""From the blank line after the Subject: header to the --- line."""
+	text = file_text(patch)
+	head = text[text.index('\nSubject:'):]
+	head = head[head.index('\n\n') + 2:]
+	return head[:head.index('\n---\n')]
+
+
+def tags_outside_trailers(patch: str) -> List[str]:
+	"""The tags of PATCH's commit message that git interpret-trailers
+	--parse does not read as its trailer block."""
+	msg = commit_message(patch)
+	parsed = subprocess.run(['git', 'interpret-trailers', '--parse'], input=msg, text=True,
+				stdout=subprocess.PIPE, check=True).stdout.splitlines()
+	return [l for l in msg.splitlines() if TAG.match(l) and l not in parsed]
+
+
+class StaticChecks:
+	def __init__(self, line: Line, opts: Options, newest: str):
+		self.line = line
+		self.opts = opts
+		self.newest = newest
+		self.tree = Tree(line, opts)
+		self.kernels = Kernels(self.tree, opts)
+		self.series = os.path.relpath(line.series_dir, TOP)
+
+	def tags(self) -> None:
+		bad = [f'{os.path.relpath(p, TOP)}: \'{t}\' is outside the trailer block'
+		       for p in self.tree.patches for t in tags_outside_trailers(p)]
+		for b in bad:
+			print(b, flush=True)
+		if bad:
+			raise HarnessError(f'{self.series}: tags outside the trailer block, see above')
+		note('tags: one trailer block in every patch (git interpret-trailers --parse)')
+
+	def _pristine_files(self) -> None:
+		src = self.tree.pristine()
+		for f in self.tree.files:
+			a, b = os.path.join(src, f), os.path.join(self.tree.path, f)
+			if os.path.exists(a):
+				if not filecmp.cmp(a, b, shallow=False):
+					raise HarnessError(f'quilt pop -a left {f} different from {src}')
+			elif os.path.exists(b):
+				raise HarnessError(f'quilt pop -a left {f}, which the series creates')
+
+	def quilt_round_trip(self) -> None:
+		self.tree.base()
+		self._pristine_files()
+		self.tree.patched()
+		self.tree.base()
+		self._pristine_files()
+		note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical to the pristine tree')
+
+	def git_am(self) -> None:
+		repo = os.path.join(self.tree.lout, 'git-am')
+		src = self.tree.pristine()
+		shutil.rmtree(repo, ignore_errors=True)
+		os.makedirs(repo)
+		for f in self.tree.files:
+			if os.path.exists(os.path.join(src, f)):
+				os.makedirs(os.path.dirname(os.path.join(repo, f)), exist_ok=True)
+				shutil.copy(os.path.join(src, f), os.path.join(repo, f))
+		git = ['git', '-C', repo, '-c', 'user.name=base', '-c', 'user.email=base@localhost']
+		run(git + ['init', '-q'])
+		run(git + ['add', '-f', '.'])
+		run(git + ['commit', '-q', '-m', 'base'])
+		run(git + ['am', '-q', *self.tree.patches], what=f'git am of {self.series}')
+		last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
+		note(f'git am: {len(self.tree.patches)} commits, the last: {last}')
+
+	def checkpatch(self) -> None:
+		bad = False
+		for p in self.tree.patches:
+			# The tree has no git history to look commit ids up in.
+			argv = ['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', p]
+			print(f'  $ (cd {self.tree.path} && {" ".join(argv)})', flush=True)
+			out = subprocess.run(argv, cwd=self.tree.path, stdout=subprocess.PIPE,
+					     stderr=subprocess.STDOUT, text=True).stdout
+			total = re.search(r'^total: .*$', out, re.M)
+			warnings = re.findall(r'^WARNING: (.*)$', out, re.M)
+			# A backport ends in its backporter's Signed-off-by after the
+			# note (backporting.rst): checkpatch's one duplicate signature.
+			backport_ok = (self.line.name != self.newest and warnings == ['Duplicate signature']
+				       and re.search(r'total: 0 errors, 1 warnings, 0 checks', out))
+			if re.search(r'total: 0 errors, 0 warnings, 0 checks', out) or backport_ok:
+				note(f'checkpatch --strict: {os.path.basename(p)}: {total.group(0) if total else "?"}'
+				     + (" (the 1 warning: the backporter's Signed-off-by)" if backport_ok else ''))
+			else:
+				print('\n'.join(l for l in out.splitlines() if re.match(r'(ERROR|WARNING|CHECK|total|#)', l)),
+				      flush=True)
+				print(f'error: checkpatch --strict: {os.path.relpath(p, TOP)} is not clean', flush=True)
+				bad = True
+		if bad:
+			raise HarnessError(f'checkpatch --strict: {self.series} is not clean')
+
+	def kerneldoc(self, variant: str) -> str:
+		"""kernel-doc's warnings on the touched files, line numbers dropped."""
+		path = os.path.join(self.tree.logs, f'kernel-doc-{variant}.txt')
+		kd = os.path.join(self.tree.path, 'scripts', 'kernel-doc')
+		helptext = subprocess.run([kd, '-h'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+					  text=True).stdout
+		# 6.1's kernel-doc warns without being asked and knows no -Wall.
+		wall = ['-Wall'] if '-Wall' in helptext else []
+		lines = set()
+		for f in self.tree.files:
+			if f.endswith(('.c', '.h')) and os.path.isfile(os.path.join(self.tree.path, f)):
+				argv = ['scripts/kernel-doc', '-none', *wall, f]
+				print(f'  $ (cd {self.tree.path} && {" ".join(argv)})', flush=True)
+				out = subprocess.run(argv, cwd=self.tree.path, stdout=subprocess.PIPE,
+						     stderr=subprocess.STDOUT, text=True).stdout
+				lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l) for l in out.splitlines() if l)
+		with open(path, 'w') as fh:
+			fh.write(''.join(l + '\n' for l in sorted(lines)))
+		return path
+
+	def _objects(self) -> List[str]:
+		"""The touched objects the configuration builds (cn_proc.o only
+		with CONFIG_PROC_EVENTS, and so on: the Makefile names them)."""
+		objs = []
+		for f in self.tree.files:
+			if f.endswith('.c'):
+				o = f[:-2] + '.o'
+				mk = os.path.join(self.tree.path, os.path.dirname(f), 'Makefile')
+				if os.path.basename(o) in file_text(mk):
+					objs.append(o)
+		return objs
+
+	def check_id(self, arch, flavour: str, variant: str, frags: List[str], objs: List[str]) -> str:
+		"""The key of what a check build's result depends on: the objects
+		it builds too (a series that moves its code changes them)."""
+		parts = [self.tree.id, *map(file_text, frags), tool_versions(arch), ' '.join(objs),
+			 inspect.getsource(kmake_argv), inspect.getsource(StaticChecks.check_build)]
+		res = subprocess.run(['sparse', '--version'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+		parts.append(res.stdout)
+		if variant != 'base':
+			parts.append(self.tree.digest)
+		return cache_key(*parts)
+
+	def check_build(self, arch_name: str, flavour: str, variant: str) -> str:
+		"""sparse and W=1 on the touched objects, the build's log and its
+		warnings (line numbers dropped, so base and patched compare) in
+		LOGS/LINE/check-ARCH-FLAVOUR-VARIANT/; x86_64 builds in the boot
+		test's build directory of the flavour, the others in their own.
+		Cached by check_id, so an unchanged check is not rebuilt."""
+		arch = load_arch(arch_name)
+		out = os.path.join(self.tree.logs, f'check-{arch_name}-{flavour}-{variant}')
+		objs = self._objects()
+		what = f'{arch_name} {flavour} {variant}: {" ".join(os.path.basename(o) for o in objs)}'
+		frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
+		key = self.check_id(arch, flavour, variant, frags, objs)
+		if cache_get('checks', key, out):
+			self._notes(what, out, f' (from the cache, {key})')
+			return out
+		build = (self.kernels.build_dir(arch_name, flavour) if arch_name == 'x86_64'
+			 else os.path.join(self.tree.lout, 'check', f'{arch_name}-{flavour}'))
+		configure(self.tree, build, arch, frags,
+			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs)
+		for o in objs:
+			if os.path.exists(os.path.join(build, o)):
+				os.remove(os.path.join(build, o))
+		shutil.rmtree(out, ignore_errors=True)
+		os.makedirs(out)
+		log = os.path.join(out, 'log')
+		run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, 'C=2', 'W=1', *objs), log=log,
+		    what=f'{what} did not build')
+		warnings = set()
+		for l in file_text(log).splitlines():
+			if 'warning:' in l or 'error:' in l:
+				l = l.replace(self.tree.path + '/', '')
+				warnings.add(re.sub(r':[0-9]+(:[0-9]+)?:', ':', l, count=1))
+		with open(os.path.join(out, 'warnings'), 'w') as f:
+			f.write(''.join(w + '\n' for w in sorted(warnings)))
+		self._notes(what, out, '')
+		cache_put(out, 'checks', key)
+		return out
+
+	def _notes(self, what: str, out: str, suffix: str) -> None:
+		n = len(file_text(os.path.join(out, 'warnings')).splitlines())
+		note(f'{what}: {n} warnings{suffix}')
+		# Kbuild says so and goes on without sparse when it is too old.
+		if 'C=2 specified, but' in file_text(os.path.join(out, 'log')):
+			note('NOTE: this sparse cannot check this tree: W=1 only')
+
+	@staticmethod
+	def no_new(what: str, base: str, patched: str) -> None:
+		old = set(file_text(base).splitlines())
+		new = [l for l in file_text(patched).splitlines() if l not in old]
+		if new:
+			print('\n'.join(new), flush=True)
+			raise HarnessError(f'{what}: the series adds the warnings above')
+		note(f'{what}: no new warning ({len(old)} in the base)')
+
+	def run_all(self) -> None:
+		n = self.line.name
+		with stage(f'{n}: tags'):
+			self.tags()
+		with stage(f'{n}: tree'):
+			self.tree.prepare()
+		with stage(f'{n}: quilt round trip'):
+			self.quilt_round_trip()
+		with stage(f'{n}: git am'):
+			self.git_am()
+		with stage(f'{n}: checkpatch --strict'):
+			self.checkpatch()
+		results = {}
+		for variant in ('base', 'patched'):
+			with stage(f'{n}: tree at {variant}'):
+				self.tree.at(variant)
+			with stage(f'{n}: kernel-doc {variant}'):
+				results[variant, 'kernel-doc'] = self.kerneldoc(variant)
+			for arch, flavour in self.line.static_checks:
+				with stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
+					results[variant, arch, flavour] = os.path.join(
+						self.check_build(arch, flavour, variant), 'warnings')
+		with stage(f'{n}: kernel-doc: new warnings'):
+			self.no_new('kernel-doc -none', results['base', 'kernel-doc'], results['patched', 'kernel-doc'])
+		for arch, flavour in self.line.static_checks:
+			with stage(f'{n}: {arch} {flavour}: new warnings'):
+				self.no_new(f'{arch} {flavour}', results['base', arch, flavour],
+					    results['patched', arch, flavour])
+		print(f'{n}: static checks clean', flush=True)

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What every part of the harness shares: the repository's paths, errors,
+timed stages, commands printed before they run, and the cache.
+
+The cache, $XDG_CACHE_HOME/cn-proc-timestamps (~/.cache by default), holds
+what outlives a clone: Debian packages and unpacked sources (the shell
+scripts' part), kernel images and the results of static checks and
+kunit.py. An entry is CACHE/KIND/KEY, KEY the cache_key() of everything
+it is made from, written whole or not at all with its SHA256SUMS, and used
+only when a copy of it matches them.
+"""
+
+import contextlib
+import datetime
+import fcntl
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from typing import Iterator, Optional, Sequence
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPTS = os.path.join(TOP, 'scripts')
+
+
+class HarnessError(Exception):
+	"""An input the harness cannot honour or a step that failed: one line
+	that says what and why, printed as "error: ..."."""
+
+
+def cache_dir() -> str:
+	base = os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache')
+	return os.path.join(base, 'cn-proc-timestamps')
+
+
+def note(msg: str) -> None:
+	print(f'  {msg}', flush=True)
+
+
+def _now() -> str:
+	return datetime.datetime.now().strftime('%H:%M:%S')
+
+
+@contextlib.contextmanager
+def stage(name: str) -> Iterator[None]:
+	"""A timed stage: its name when it starts, its time when it ends."""
+	start = time.monotonic()
+	print(f'[{_now()}] {name} ...', flush=True)
+	try:
+		yield
+	except BaseException:
+		print(f'[{_now()}] {name}: FAILED in {time.monotonic() - start:.0f}s', flush=True)
+		raise
+	print(f'[{_now()}] {name}: done in {time.monotonic() - start:.0f}s', flush=True)
+
+
+def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = None,
+	env: Optional[dict] = None, check: bool = True, timeout: Optional[float] = None,
+	what: Optional[str] = None) -> subprocess.CompletedProcess:
+	"""Run a command, printed first; its output to LOG if given (the tail
+	of it shown on failure), else to the terminal. With check, a failure
+	raises HarnessError naming WHAT (the command by default) and the log."""
+	shown = shlex.join(argv)
+	if cwd:
+		shown = f'(cd {shlex.quote(cwd)} && {shown})'
+	print(f'  $ {shown}' + (f' >{log} 2>&1' if log else ''), flush=True)
+	full_env = None
+	if env is not None:
+		full_env = dict(os.environ)
+		full_env.update(env)
+	if log:
+		os.makedirs(os.path.dirname(log), exist_ok=True)
+		with open(log, 'w') as f:
+			res = subprocess.run(argv, cwd=cwd, env=full_env, stdout=f,
+					     stderr=subprocess.STDOUT, timeout=timeout)
+	else:
+		res = subprocess.run(argv, cwd=cwd, env=full_env, timeout=timeout)
+	if check and res.returncode != 0:
+		if log:
+			with open(log, errors='replace') as f:
+				tail = f.readlines()[-15:]
+			print(''.join('    | ' + l for l in tail), end='', flush=True)
+		raise HarnessError(f'{what or argv[0]} failed (exit {res.returncode})'
+				   + (f', see {log}' if log else ''))
+	return res
+
+
+def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
+	"""The standard output of a quick query (a version, a path), not
+	printed: it changes nothing."""
+	res = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+			     text=True)
+	if res.returncode != 0:
+		raise HarnessError(f'{shlex.join(argv)} failed: {res.stderr.strip()[:200]}')
+	return res.stdout
+
+
+def cache_key(*parts: str) -> str:
+	h = hashlib.sha256()
+	for p in parts:
+		h.update(p.encode())
+		h.update(b'\0')
+	return h.hexdigest()[:16]
+
+
+def file_text(path: str) -> str:
+	with open(path, errors='replace') as f:
+		return f.read()
+
+
+def _sums(d: str) -> str:
+	lines = []
+	for root, _, files in os.walk(d):
+		for name in files:
+			p = os.path.join(root, name)
+			rel = os.path.relpath(p, d)
+			if rel == 'SHA256SUMS':
+				continue
+			with open(p, 'rb') as f:
+				lines.append(f'{hashlib.sha256(f.read()).hexdigest()}  {rel}')
+	return '\n'.join(sorted(lines, key=lambda l: l[66:])) + '\n'
+
+
+@contextlib.contextmanager
+def _locked(kind_dir: str) -> Iterator[None]:
+	with open(os.path.join(kind_dir, '.lock'), 'w') as lock:
+		fcntl.flock(lock, fcntl.LOCK_EX)
+		yield
+
+
+def cache_put(src: str, kind: str, key: str) -> None:
+	"""SRC's files into the cache as KIND/KEY, whole or not at all; an
+	entry already there is kept."""
+	kind_dir = os.path.join(cache_dir(), kind)
+	dest = os.path.join(kind_dir, key)
+	if os.path.isfile(os.path.join(dest, 'SHA256SUMS')):
+		return
+	os.makedirs(kind_dir, exist_ok=True)
+	tmp = tempfile.mkdtemp(prefix=key + '.tmp.', dir=kind_dir)
+	try:
+		os.chmod(tmp, 0o755)
+		shutil.copytree(src, tmp, dirs_exist_ok=True)
+		with open(os.path.join(tmp, 'SHA256SUMS'), 'w') as f:
+			f.write(_sums(tmp))
+		with _locked(kind_dir):
+			if not os.path.isfile(os.path.join(dest, 'SHA256SUMS')):
+				shutil.rmtree(dest, ignore_errors=True)
+				os.rename(tmp, dest)
+	finally:
+		shutil.rmtree(tmp, ignore_errors=True)
+
+
+def cache_get(kind: str, key: str, dest: str) -> bool:
+	"""The entry's files into DEST, replaced whole, only if the copy
+	matches the entry's checksums; False, DEST untouched, otherwise, and a
+	damaged entry is dropped so that the next cache_put replaces it."""
+	kind_dir = os.path.join(cache_dir(), kind)
+	src = os.path.join(kind_dir, key)
+	sums = os.path.join(src, 'SHA256SUMS')
+	if not os.path.isfile(sums):
+		return False
+	parent = os.path.dirname(os.path.abspath(dest))
+	os.makedirs(parent, exist_ok=True)
+	tmp = tempfile.mkdtemp(prefix=os.path.basename(dest) + '.get.', dir=parent)
+	try:
+		shutil.copytree(src, tmp, dirs_exist_ok=True)
+		if file_text(os.path.join(tmp, 'SHA256SUMS')) != _sums(tmp):
+			raise OSError('checksums differ')
+	except OSError:
+		shutil.rmtree(tmp, ignore_errors=True)
+		note(f'cache entry {kind}/{key} is damaged: not used')
+		with _locked(kind_dir):
+			shutil.rmtree(src, ignore_errors=True)
+		return False
+	os.remove(os.path.join(tmp, 'SHA256SUMS'))
+	shutil.rmtree(dest, ignore_errors=True)
+	os.rename(tmp, dest)
+	return True

@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the harness (scripts/harness*.py), in the style of
+tools/testing/kunit/kunit_tool_test.py: no kernel is fetched, built or
+booted. Bad input must be refused before any command runs (subprocess is
+replaced by one that fails the test); the orchestration runs on a mocked
+kernel tree whose builds and boots are recorded, so that the build order,
+the QEMU command lines and the exit status can be asserted.
+
+The log parser's tests need the newest line's tools/testing/kunit: make
+unit-tests gives its path in KUNIT_TOOL (they are skipped without it).
+"""
+
+import contextlib
+import io
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, 'scripts'))
+sys.dont_write_bytecode = True
+
+import harness  # noqa: E402
+import harness_config  # noqa: E402
+import harness_kernel  # noqa: E402
+import harness_qemu  # noqa: E402
+import harness_static  # noqa: E402
+import harness_util  # noqa: E402
+from harness_util import HarnessError  # noqa: E402
+
+KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
+LOGS = os.path.join(TOP, 'tests', 'logs')
+LINES = ['7.3', '6.12', '6.1']
+
+
+REAL_RUN = subprocess.run
+REAL_POPEN = subprocess.Popen
+
+
+def no_commands(*args, **kwargs):
+	raise AssertionError(f'a command ran: {args[0] if args else kwargs}')
+
+
+def only_git(*args, **kwargs):
+	"""git interpret-trailers, which reads the tags, and nothing else."""
+	if args[0][:2] != ['git', 'interpret-trailers']:
+		no_commands(*args, **kwargs)
+	return REAL_POPEN(*args, **kwargs)
+
+
+class HarnessCase(unittest.TestCase):
+	"""A fresh OUT and cache for each test, and a way to run a command of
+	harness.py as make would, with its output."""
+
+	def setUp(self):
+		self.tmp = tempfile.mkdtemp()
+		self.env = {'OUT': os.path.join(self.tmp, 'out'), 'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')}
+		for k in ('KSRC', 'KERNEL', 'CONFIGS', 'BOOT_ARCH', 'SELFTEST_ARGS', 'STORM_ARGS', 'JOBS',
+			  'BOOT_TIMEOUT', 'BENCH_PAIRS', 'BENCH_CPUS', 'DEBS_MIRROR', 'CLIENTS_SUITE'):
+			self.env[k] = ''
+		# A kernel tree of Linux 6.1, as far as the options are concerned.
+		self.linux61 = os.path.join(self.tmp, 'linux-6.1')
+		os.makedirs(os.path.join(self.linux61, 'kernel'))
+		with open(os.path.join(self.linux61, 'Makefile'), 'w') as f:
+			f.write('VERSION = 6\nPATCHLEVEL = 1\n')
+
+	def tearDown(self):
+		shutil.rmtree(self.tmp)
+
+	def harness(self, command, commands=False, **env):
+		"""harness.py COMMAND with ENV: (exit status, output). Unless
+		COMMANDS, a command it runs fails the test."""
+		out = io.StringIO()
+		with contextlib.ExitStack() as stack:
+			stack.enter_context(mock.patch.dict(os.environ, {**self.env, **env}))
+			if not commands:
+				stack.enter_context(mock.patch('subprocess.Popen', side_effect=no_commands))
+			stack.enter_context(contextlib.redirect_stdout(out))
+			stack.enter_context(contextlib.redirect_stderr(out))
+			status = harness.main([command])
+		return status, out.getvalue()
+
+	def refused(self, command, word, **env):
+		"""COMMAND exits non-zero with a line naming WORD, never says
+		"passed", and runs no command."""
+		status, out = self.harness(command, **env)
+		self.assertNotEqual(status, 0, out)
+		self.assertIn(word, out)
+		self.assertNotIn('passed', out)
+		return out
+
+
+class Options(HarnessCase):
+	COMMANDS = ('boot-test', 'check', 'static-checks', 'bench', 'unit-tests', 'litmus', 'kunit',
+		    'check-options')
+
+	def test_a_ksrc_that_does_not_exist_is_refused_by_every_command(self):
+		for c in self.COMMANDS:
+			self.refused(c, 'KSRC=/no/such/tree is not a kernel tree', KSRC='/no/such/tree')
+
+	def test_a_ksrc_that_is_no_kernel_tree_is_refused(self):
+		self.refused('boot-test', f'KSRC={self.tmp} is not a kernel tree', KSRC=self.tmp)
+
+	def test_a_line_with_no_series_is_refused(self):
+		for c in ('boot-test', 'static-checks', 'check'):
+			self.refused(c, 'no series for Linux 5.10', KERNEL='5.10')
+
+	def test_ksrc_of_one_line_and_kernel_of_another_contradict(self):
+		self.refused('boot-test', 'is Linux 6.1, not KERNEL=7.3', KSRC=self.linux61, KERNEL='7.3')
+		self.refused('static-checks', 'is Linux 6.1, not KERNEL=all', KSRC=self.linux61, KERNEL='all')
+
+	def test_configs_that_selects_no_run_of_a_chosen_line_is_refused(self):
+		self.refused('boot-test', 'CONFIGS="rt" selects no run of Linux 6.1', KERNEL='6.1', CONFIGS='rt')
+		self.refused('check', 'selects no run of Linux 6.12', KERNEL='all', CONFIGS='rt')
+		self.refused('boot-test', "no run 'smpp2'", CONFIGS='smp2 smpp2')
+
+	def test_good_options_run_nothing(self):
+		status, out = self.harness('check-options', KERNEL='all', CONFIGS='smp2 jiffies')
+		self.assertEqual(status, 0, out)
+		status, out = self.harness('check-options', KERNEL='7.3', BOOT_ARCH='arm64', CONFIGS='arm64-llsc')
+		self.assertEqual(status, 0, out)
+
+	def test_an_architecture_that_does_not_boot_is_refused(self):
+		self.refused('boot-test', 'ARCH=mips: not an architecture the boot test boots: arm64 x86_64',
+			     BOOT_ARCH='mips')
+		self.refused('check', 'ARCH=i386: not an architecture the boot test boots', BOOT_ARCH='i386')
+
+	def test_arch_that_leaves_a_chosen_line_no_run_is_refused(self):
+		self.refused('boot-test', 'ARCH=arm64 CONFIGS="" selects no run of Linux 6.1',
+			     KERNEL='6.1', BOOT_ARCH='arm64')
+		self.refused('boot-test', 'ARCH=arm64 CONFIGS="smp2" selects no run', BOOT_ARCH='arm64', CONFIGS='smp2')
+
+	def test_the_static_checks_refuse_arch(self):
+		self.refused('static-checks', 'ARCH=arm64: the static checks are every configuration', BOOT_ARCH='arm64')
+
+	def test_bench_measures_one_line_on_x86_64(self):
+		self.refused('bench', 'make bench measures one line', KERNEL='all')
+		self.refused('bench', 'CONFIGS=smp2: make bench boots runs of its own', CONFIGS='smp2')
+		self.refused('bench', 'ARCH=arm64: make bench boots x86_64', BOOT_ARCH='arm64')
+
+	def test_program_arguments_are_checked_as_the_programs_would(self):
+		for args, why in (('-n "5', '-n "5'), ('-n 0', 'at least 1'), ('-x 3', '-x is not one of'),
+				  ('-n', '-n needs a number'), ('-n 5x', 'a whole number')):
+			self.refused('boot-test', why, SELFTEST_ARGS=args)
+		self.refused('bench', 'STORM_ARGS="-n 3"', STORM_ARGS='-n 3')
+		status, out = self.harness('check-options', SELFTEST_ARGS='-w 2 -n50000 -t 60')
+		self.assertEqual(status, 0, out)
+
+	def test_numeric_and_other_options_are_checked(self):
+		for name, value in (('JOBS', '0'), ('BOOT_TIMEOUT', 'x'), ('BENCH_PAIRS', '0'), ('BENCH_CPUS', '-1'),
+				    ('DEBS_MIRROR', 'ftp://x'), ('CLIENTS_SUITE', 'Bookworm!')):
+			self.refused('boot-test', f'{name}={value}', **{name: value})
+
+	def test_every_option_is_in_the_readme(self):
+		import re
+		read = set(re.findall(r"env\.get\('([A-Z_]+)'", harness_util.file_text(harness_config.__file__)))
+		options = harness_util.file_text(os.path.join(TOP, 'README'))
+		options = options[options.index('\nOptions'):options.index('\nOther targets')]
+		self.assertTrue(read)
+		for v in read:
+			v = 'ARCH' if v == 'BOOT_ARCH' else v	# make's ARCH, given as BOOT_ARCH
+			self.assertRegex(options, rf'\n +{v}=', f'{v} is not in the README\'s option list')
+
+
+class Runs(unittest.TestCase):
+	"""configs/runs.toml: every run is checked before anything is built."""
+	GOOD = {'name': 'new', 'lines': ['7.3'], 'kernels': {'patched': {}}}
+
+	def refused(self, why, **fields):
+		with self.assertRaises(HarnessError) as e:
+			harness_config.parse_run(0, {**self.GOOD, **fields}, LINES)
+		self.assertIn(why, str(e.exception))
+
+	def test_the_matrix_loads(self):
+		runs = harness_config.load_runs(harness_config.load_lines())
+		self.assertIn('smp2', [r.name for r in runs])
+
+	def test_a_good_run(self):
+		r = harness_config.parse_run(0, {**self.GOOD, 'clocksource': 'jiffies', 'preempt': 'lazy',
+						 'kernel_args': ['tsc=reliable'], 'listener': 32, 'clients': True}, LINES)
+		self.assertEqual(r.kernel_cmdline(), ['clocksource=jiffies', 'preempt=lazy', 'tsc=reliable',
+						      'cnproc_listener=32', 'cnproc_clients=1'])
+		self.assertEqual(r.parts(), ['cn_proc-selftest', 'cn_proc-clients'])
+
+	def test_unknown_keys_modes_and_values_are_errors(self):
+		self.refused('unknown key mdoe', mdoe='kunit')
+		self.refused("mode 'kunti' is not one of", mode='kunti')
+		self.refused('listener 33', listener=33)
+		self.refused('no flavour defualt', flavour='defualt')
+		self.refused("cpus 'two'", cpus='two')
+		self.refused('cpus 0', cpus=0)
+		self.refused("preempt 'ful'", preempt='ful')
+		self.refused('no line 5.10', lines=['5.10'])
+		self.refused('kernel pathced: not base, patched or a mutant', kernels={'pathced': {}})
+		self.refused('a table of fail and may_fail lists', kernels={'patched': 'pass'})
+		self.refused('unknown key fails', kernels={'patched': {'fails': ['ack']}})
+
+	def test_architectures(self):
+		self.refused('no architecture mips', arch='mips')
+		self.refused('i386 does not boot', arch='i386')
+		self.refused("atomics None: a arm64 run names the atomics its kernel must choose: lse or llsc",
+			     arch='arm64')
+		self.refused("atomics 'cas'", arch='arm64', atomics='cas')
+		self.refused('x86_64 has no choice of atomics', atomics='lse')
+		self.refused('the real clients do not run on arm64', arch='arm64', atomics='lse', clients=True)
+		self.refused('listener 32: arm64 has the 64-bit listener', arch='arm64', atomics='lse', listener=32)
+
+	def test_kernel_arguments(self):
+		self.refused('kernel argument tsc= given twice', kernel_args=['tsc=reliable', 'tsc=unstable'])
+		self.refused("clocksource= is the harness's or a field of the run", kernel_args=['clocksource=hpet'])
+		self.refused("cnproc_run= is the harness's", kernel_args=['cnproc_run=kunit'])
+		self.refused("console= is the harness's", kernel_args=['console=ttyS1'])
+		self.refused('is not NAME or NAME=VALUE', kernel_args=['a b'])
+
+	def test_expectations(self):
+		self.refused("'load order' is not a check", kernels={'patched': {'fail': ['load order']}})
+		self.refused('client:keepalived: the run does not run the clients',
+			     kernels={'patched': {'fail': ['client:keepalived']}})
+		self.refused('load_order: a selftest check, but the run is mode kunit', mode='kunit',
+			     kernels={'patched': {'fail': ['load_order']}})
+		self.refused('ack both in fail and may_fail', kernels={'patched': {'fail': ['ack'], 'may_fail': ['ack']}})
+
+	def test_a_key_given_twice_is_an_error(self):
+		configs = os.path.join(tempfile.mkdtemp(), 'configs')
+		os.makedirs(configs)
+		with open(os.path.join(configs, 'runs.toml'), 'w') as f:
+			f.write('[[run]]\nname = "x"\nclocksource = "tsc"\nclocksource = "jiffies"\n')
+		with mock.patch.object(harness_config, 'CONFIGS', configs), self.assertRaises(HarnessError) as e:
+			harness_config.load_runs([])
+		self.assertIn('configs/runs.toml', str(e.exception))
+		shutil.rmtree(os.path.dirname(configs))
+
+	def test_two_runs_of_one_name_on_a_line(self):
+		lines = harness_config.load_lines()
+		with mock.patch.object(harness_config, '_load_toml', return_value={'run': [self.GOOD, self.GOOD]}), \
+		     self.assertRaises(HarnessError) as e:
+			harness_config.load_runs(lines)
+		self.assertIn('two runs new of line 7.3', str(e.exception))
+
+	def init_check(self, params):
+		return subprocess.run(['sh', os.path.join(TOP, 'tests', 'init'), '--check'],
+				      env={'PATH': os.environ['PATH'], **params}, stdout=subprocess.PIPE, text=True)
+
+	def test_init_accepts_every_parameter_the_harness_gives(self):
+		for r in harness_config.load_runs(harness_config.load_lines()):
+			params = dict(a.split('=', 1) for a in r.kernel_cmdline() if a.startswith('cnproc_'))
+			params['cnproc_args'] = '-n 5'
+			res = self.init_check(params)
+			self.assertEqual(res.returncode, 0, f'{r.name}: {res.stdout}')
+
+	def test_init_refuses_what_it_does_not_know(self):
+		for params, why in (({'cnproc_run': 'kunti'}, 'cnproc_run=kunti'),
+				    ({'cnproc_rnu': 'kunit'}, 'unknown parameter cnproc_rnu'),
+				    ({'cnproc_listener': '33'}, 'cnproc_listener=33'),
+				    ({'cnproc_clients': 'yes'}, 'cnproc_clients=yes')):
+			res = self.init_check(params)
+			self.assertNotEqual(res.returncode, 0)
+			self.assertIn(why, res.stdout)
+
+
+class Qemu(unittest.TestCase):
+	def test_the_command_line_of_a_boot(self):
+		arch = harness_config.load_arch('x86_64')
+		self.assertEqual(
+			harness_qemu.qemu_argv(arch, 'bzImage', 'initrd', 'log', 2, ['clocksource=jiffies']),
+			['qemu-system-x86_64', '-machine', 'pc', '-m', '512', '-accel', 'tcg,thread=multi',
+			 '-smp', '2', '-kernel', 'bzImage', '-initrd', 'initrd',
+			 '-append', 'console=ttyS0 panic=-1 kunit.filter=speed>slow clocksource=jiffies',
+			 '-display', 'none', '-monitor', 'none', '-serial', 'file:log', '-no-reboot'])
+
+	def test_kvm_has_the_hosts_cpu(self):
+		argv = harness_qemu.qemu_argv(harness_config.load_arch('x86_64'), 'i', 'r', 'l', 1, [], harness_qemu.KVM)
+		self.assertIn('-accel kvm -cpu host -smp 1', ' '.join(argv))
+
+	def test_a_cpu_model_runs_in_software_emulation(self):
+		argv = harness_qemu.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [],
+					      harness_qemu.KVM, 'cortex-a57')
+		self.assertIn('-accel tcg,thread=multi -cpu cortex-a57 -smp 2', ' '.join(argv))
+		argv = harness_qemu.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [])
+		self.assertIn('-machine virt -m 512 -accel tcg,thread=multi -cpu max,pauth-impdef=on', ' '.join(argv))
+		self.assertIn('console=ttyAMA0', ' '.join(argv))
+
+
+def put_concurrently(cache, src, n):
+	os.environ['XDG_CACHE_HOME'] = cache
+	harness_util.cache_put(src, 'kernels', 'k')
+
+
+class Cache(unittest.TestCase):
+	def setUp(self):
+		self.tmp = tempfile.mkdtemp()
+		self.patch = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})
+		self.patch.start()
+		self.src = os.path.join(self.tmp, 'src')
+		os.makedirs(self.src)
+		with open(os.path.join(self.src, 'bzImage'), 'wb') as f:
+			f.write(os.urandom(100000))
+		harness_util.cache_put(self.src, 'kernels', 'k')
+		self.entry = os.path.join(self.tmp, 'cache', 'cn-proc-timestamps', 'kernels', 'k')
+
+	def tearDown(self):
+		self.patch.stop()
+		shutil.rmtree(self.tmp)
+
+	def get(self):
+		dest = os.path.join(self.tmp, 'got')
+		with contextlib.redirect_stdout(io.StringIO()):
+			return harness_util.cache_get('kernels', 'k', dest), dest
+
+	def test_an_entry_comes_back_whole(self):
+		ok, dest = self.get()
+		self.assertTrue(ok)
+		self.assertEqual(open(os.path.join(dest, 'bzImage'), 'rb').read(),
+				 open(os.path.join(self.src, 'bzImage'), 'rb').read())
+		self.assertFalse(os.path.exists(os.path.join(dest, 'SHA256SUMS')))
+
+	def test_a_damaged_entry_is_not_used_and_is_replaced(self):
+		with open(os.path.join(self.entry, 'bzImage'), 'wb') as f:
+			f.write(b'corrupt')
+		ok, dest = self.get()
+		self.assertFalse(ok)
+		self.assertFalse(os.path.exists(dest))
+		harness_util.cache_put(self.src, 'kernels', 'k')
+		self.assertTrue(self.get()[0])
+
+	def test_an_entry_without_checksums_is_not_trusted(self):
+		os.remove(os.path.join(self.entry, 'SHA256SUMS'))
+		self.assertFalse(self.get()[0])
+
+	def test_a_failed_copy_never_records_the_image_as_present(self):
+		with mock.patch('shutil.copytree', side_effect=OSError('disk full')):
+			ok, dest = self.get()
+		self.assertFalse(ok)
+		self.assertFalse(os.path.exists(dest))
+
+	def test_concurrent_puts_leave_one_whole_entry(self):
+		shutil.rmtree(self.entry)
+		os.makedirs(self.entry + '.tmp.left')	# an interrupted put
+		cache = os.path.join(self.tmp, 'cache')
+		procs = [multiprocessing.Process(target=put_concurrently, args=(cache, self.src, i)) for i in range(6)]
+		for p in procs:
+			p.start()
+		for p in procs:
+			p.join()
+		self.assertTrue(self.get()[0])
+		self.assertEqual(sorted(os.listdir(os.path.dirname(self.entry))), ['.lock', 'k', 'k.tmp.left'])
+
+
+def patch_with(path, tags):
+	with open(path, 'w') as f:
+		f.write('From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] x: Do y\n'
+			f' that wraps\n\nWhy.\n{tags}\n---\n x.c | 1 +\n')
+
+
+class Tags(unittest.TestCase):
+	def outside(self, tags):
+		with tempfile.NamedTemporaryFile('w', suffix='.patch') as f:
+			patch_with(f.name, tags)
+			return harness_static.tags_outside_trailers(f.name)
+
+	def test_one_trailer_block_passes(self):
+		self.assertEqual(self.outside('\nFixes: 0123456789ab ("x: y")\nCc: stable@vger.kernel.org # 6.1\n'
+					      'Signed-off-by: A <a@example.org>'), [])
+
+	def test_no_blank_line_before_the_tags_fails(self):
+		self.assertEqual(self.outside('Signed-off-by: A <a@example.org>'), ['Signed-off-by: A <a@example.org>'])
+
+	def test_a_blank_line_inside_the_tags_fails(self):
+		self.assertEqual(self.outside('\nFixes: 0123456789ab ("x: y")\nCc: stable@vger.kernel.org\n\n'
+					      'Signed-off-by: A <a@example.org>'),
+				 ['Fixes: 0123456789ab ("x: y")', 'Cc: stable@vger.kernel.org'])
+
+	def test_the_static_checks_start_with_the_tags(self):
+		"""A series whose tags are not one block fails the first stage, which
+		needs no tree."""
+		d = tempfile.mkdtemp()
+		patch_with(os.path.join(d, '0001-x.patch'), 'Signed-off-by: A <a@example.org>')
+		with open(os.path.join(d, 'series'), 'w') as f:
+			f.write('0001-x.patch\n')
+		line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', d, ())
+		opts = harness_config.Options(out=os.path.join(d, 'out'))
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), mock.patch('subprocess.Popen', side_effect=only_git), \
+		     self.assertRaises(HarnessError) as e:
+			harness_static.StaticChecks(line, opts, '7.3').run_all()
+		self.assertIn('tags outside the trailer block', str(e.exception))
+		self.assertIn("0001-x.patch: 'Signed-off-by: A <a@example.org>' is outside the trailer block",
+			      out.getvalue())
+		shutil.rmtree(d)
+
+
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
+class Orchestration(HarnessCase):
+	"""make boot-test on a mocked kernel tree: what is built in which order,
+	the QEMU command lines, and the exit status."""
+
+	def boot_test(self, log_of, ended=True, **env):
+		self.built, self.argvs, self.moves = [], [], []
+		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+
+		def prepare(tree):
+			os.makedirs(tree.path, exist_ok=True)
+			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+				f.write('tree\n')
+
+		def build(kernels, arch, flavour, variant):
+			self.built.append((arch.name, flavour, variant))
+			os.makedirs(kernels.image_dir(arch.name, flavour, variant), exist_ok=True)
+			open(kernels.image(arch.name, flavour, variant), 'w').close()
+
+		def boot(argv, log, timeout):
+			self.argvs.append(argv)
+			name = os.path.basename(log)[len('boot-x86_64-'):-len('.log')]
+			shutil.copy(os.path.join(LOGS, log_of(name)), log)
+			return ended
+
+		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Tree, 'at', lambda t, v: self.moves.append(v)), \
+		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: self.moves.append('patched')), \
+		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
+		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
+		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o: 'initrd'), \
+		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
+		     mock.patch.object(harness, 'boot', boot):
+			return self.harness('boot-test', commands=True, KERNEL='7.3', **env)
+
+	def test_what_is_built_and_booted(self):
+		status, out = self.boot_test(lambda name: 'x86_64-smp2-base.log' if name.endswith('base')
+					     else 'x86_64-smp2-patched.log',
+					     CONFIGS='smp2 smp1', SELFTEST_ARGS='-n 500')
+		self.assertEqual(status, 0, out)
+		self.assertEqual(self.built, [('x86_64', 'default', 'base'), ('x86_64', 'default', 'patched')])
+		self.assertEqual(self.moves, ['base', 'patched', 'patched'])
+		self.assertEqual([a[a.index('-smp') + 1] for a in self.argvs], ['2', '2', '1'])
+		self.assertEqual(self.argvs[0][self.argvs[0].index('-append') + 1],
+				 'console=ttyS0 panic=-1 kunit.filter=speed>slow cnproc_clients=1 cnproc_args="-n 500"')
+		self.assertIn('on x86_64, QEMU -accel tcg,thread=multi: 3 of 3 boots as expected', out)
+		self.assertIn('boot test: passed for 7.3', out)
+
+	def test_a_boot_that_is_not_as_expected_fails_the_line(self):
+		status, out = self.boot_test(lambda name: 'x86_64-jiffies-base.log', CONFIGS='jiffies')
+		self.assertEqual(status, 1)
+		self.assertIn('UNEXPECTED: jiffies patched: no KUnit results; load_order failed; load_unique failed', out)
+		self.assertIn('1 of 2 boots as expected', out)
+		self.assertIn('boot test failed for: 7.3', out)
+		self.assertNotIn('passed', out)
+
+	def test_a_hung_boot_fails(self):
+		status, out = self.boot_test(lambda name: 'selftest-unfinished.log', ended=False, CONFIGS='smp1')
+		self.assertEqual(status, 1)
+		self.assertIn('boot timed out', out)
+
+	def test_mutants_are_built_after_the_series(self):
+		status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', CONFIGS='mutant-domains jiffies')
+		self.assertEqual(self.built, [('x86_64', 'default', 'base'), ('x86_64', 'default', 'patched'),
+					      ('x86_64', 'default', 'per-cpu-domains')])
+
+
+class Makefile(unittest.TestCase):
+	def make_env(self, *args, **env):
+		with tempfile.NamedTemporaryFile('w', suffix='.mk') as mk:
+			mk.write('env:\n\t@env | grep -E "ARCH=" | sort\n')
+			mk.flush()
+			return subprocess.run(['make', '-s', '-C', TOP, '-f', 'Makefile', '-f', mk.name, *args, 'env'],
+					      env={**os.environ, **env}, stdout=subprocess.PIPE, text=True).stdout.strip()
+
+	def test_arch_reaches_the_harness_as_boot_arch_and_no_kernel_make(self):
+		self.assertEqual(self.make_env('ARCH=arm64'), 'BOOT_ARCH=arm64')
+
+	def test_an_arch_in_the_environment_is_kbuilds_and_ignored(self):
+		self.assertEqual(self.make_env(ARCH='arm'), 'BOOT_ARCH=')
+
+
+if __name__ == '__main__':
+	unittest.main(verbosity=1)
