@@ -2,20 +2,39 @@
 /*
  * cn_proc_storm: a fork/exec/exit storm with one process events listener
  * attached, for `make bench`. Prints how many events per second the
- * listener received.
+ * listener received, and how many the workers made.
  *
  * Each round, the workers fork a child that execs /proc/self/exe --exit and
  * reap it, as fast as they can, for the round's seconds, while this process
- * reads and counts every event. A first round warms up and is not counted.
+ * reads and counts the events it is sent. A first round warms up and is not
+ * counted.
  *
- *   storm: round=<r> events=<n> ns=<elapsed> rate=<events/s> busy=<%> enobufs=<n>
- *   storm: rate=<median of the rounds' rates> enobufs=<sum>
+ * The listener's state (-l, which may be given more than once: then each
+ * state in turn, with a socket of its own) is what the kernel's send path
+ * does per event; the kernel stamps every event in each of them:
+ *   all      every event, with a 64 MiB receive buffer (the default);
+ *   exits    exits only, the filter of PROC_CN_MCAST_LISTEN with a struct
+ *            proc_input (Linux 6.6 and later): the kernel makes and stamps
+ *            every event, and cn_filter() drops all but the exits; a kernel
+ *            that sends another kind after the filter is set fails the run;
+ *   overrun  every event, with a receive buffer of SO_RCVBUF 4096 bytes
+ *            (without FORCE, so the kernel's 8 KiB: about ten messages),
+ *            read every 100 ms only, so that the listener falls behind and
+ *            the kernel drops messages: ENOBUFS, once per overrun.
  *
- * Rates are printed to a tenth of an event per second; busy is the share
- * of all cpus' time not idle during the round, from /proc/stat.
+ *   storm: workers=<n> seconds=<s> rounds=<r> listener=<state>
+ *   storm: round=<r> events=<n> ns=<elapsed> rate=<events/s> busy=<%> enobufs=<n> made=<n>
+ *   storm: rate=<median of the rounds' rates> enobufs=<sum> listener=<state> made_rate=<median>
+ *
+ * events and rate count the messages received; made counts the events the
+ * workers' children made (fork, exec and exit: 3 each), made_rate their
+ * rate, the storm's throughput whatever the listener receives. Rates are
+ * printed to a tenth of an event per second; busy is the share of all
+ * cpus' time not idle during the round, from /proc/stat.
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +50,29 @@
 
 #define NSEC_PER_SEC	1000000000ULL
 #define MAX_ROUNDS	64
+#define MAX_WORKERS	256
 #define RCVBUF_BYTES	(64 << 20)
+#define OVERRUN_RCVBUF	4096
+#define OVERRUN_READ_MS	100
 #define ACK_TIMEOUT_MS	5000
+#define MAX_STATES	8
 
 static unsigned int workers = 4, seconds = 5, rounds = 3, warmup_seconds = 2;
+
+enum listener_state { LISTEN_ALL, LISTEN_EXITS, LISTEN_OVERRUN };
+static const char *const state_name[] = { "all", "exits", "overrun" };
+static enum listener_state state = LISTEN_ALL;
+/* In state exits, from when the filter is set: messages that are not exits. */
+static bool check_filter;
+static uint64_t unfiltered;
+
+/* Shared with the workers: the stop flag, and each one's cycles on its own line. */
+struct shared {
+	int stop;
+	struct {
+		uint64_t cycles;
+	} __attribute__((aligned(64))) worker[MAX_WORKERS];
+};
 
 static void die(const char *what)
 {
@@ -50,36 +88,84 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/* A control message to the connector: @len bytes of @data, 8 at most. */
+static void connector_send(int sock, const void *data, uint16_t len)
+{
+	union {
+		char buf[NLMSG_SPACE(sizeof(struct cn_msg) + 2 * sizeof(uint32_t))];
+		struct nlmsghdr nlh;
+	} req = { 0 };
+	struct cn_msg *cn;
+
+	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + len);
+	req.nlh.nlmsg_type = NLMSG_DONE;
+	cn = NLMSG_DATA(&req.nlh);
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = len;
+	memcpy(cn->data, data, len);
+	if (send(sock, &req, req.nlh.nlmsg_len, 0) < 0)
+		die("send PROC_CN_MCAST_LISTEN");
+}
+
+/* Subscribe to every event; the first message is then the ack. */
 static int listen_proc_events(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
-	union {
-		char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(uint32_t))];
-		struct nlmsghdr nlh;
-	} req = { 0 };
 	uint32_t op = PROC_CN_MCAST_LISTEN;
 	int size = RCVBUF_BYTES;
-	struct cn_msg *cn;
 	int sock;
 
 	sock = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
 	if (sock < 0)
 		die("socket(NETLINK_CONNECTOR)");
-	if (setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+	if (state == LISTEN_OVERRUN) {
+		/* The kernel doubles it, and raises it to its minimum. */
+		size = OVERRUN_RCVBUF;
+		if (setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)))
+			die("SO_RCVBUF");
+	} else if (setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size))) {
 		die("SO_RCVBUFFORCE");
+	}
 	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)))
 		die("bind");
-
-	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
-	req.nlh.nlmsg_type = NLMSG_DONE;
-	cn = NLMSG_DATA(&req.nlh);
-	cn->id.idx = CN_IDX_PROC;
-	cn->id.val = CN_VAL_PROC;
-	cn->len = sizeof(op);
-	memcpy(cn->data, &op, sizeof(op));
-	if (send(sock, &req, req.nlh.nlmsg_len, 0) < 0)
-		die("send PROC_CN_MCAST_LISTEN");
+	connector_send(sock, &op, sizeof(op));
 	return sock;
+}
+
+/*
+ * Narrow the subscription to exits. Not in the first subscription: its ack
+ * is a message of kind PROC_EVENT_NONE, which the filter drops as well, so
+ * the ack would never come. A second PROC_CN_MCAST_LISTEN only changes the
+ * filter (the kernel counts one listener still).
+ */
+static void filter_exits(int sock)
+{
+#ifdef PROC_EVENT_ALL	/* uapi headers of 6.6 or later, with struct proc_input */
+	struct proc_input in = {
+		.mcast_op = PROC_CN_MCAST_LISTEN,
+		.event_type = PROC_EVENT_EXIT,
+	};
+
+	connector_send(sock, &in, sizeof(in));
+#else
+	(void)sock;
+	fprintf(stderr, "storm: -l exits: these uapi headers have no struct proc_input (Linux 6.6)\n");
+	exit(2);
+#endif
+}
+
+/* In state exits, count the messages of another kind than exit. */
+static void check_kind(const struct nlmsghdr *nlh)
+{
+	const struct cn_msg *cn = NLMSG_DATA(nlh);
+	struct proc_event ev;
+
+	if (!check_filter || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(ev.what)))
+		return;
+	/* the payload is only 4-byte aligned */
+	memcpy(&ev.what, cn->data, sizeof(ev.what));
+	unfiltered += ev.what != PROC_EVENT_EXIT;
 }
 
 /*
@@ -111,8 +197,12 @@ static uint64_t drain(int sock, uint64_t *enobufs)
 				return n;
 			die("recv");
 		}
-		for (nlh = &u.align; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
-			n += nlh->nlmsg_type == NLMSG_DONE;
+		for (nlh = &u.align; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type != NLMSG_DONE)
+				continue;
+			n++;
+			check_kind(nlh);
+		}
 	}
 	return n;
 }
@@ -127,14 +217,27 @@ static uint64_t drain_all(int sock, uint64_t *enobufs)
 	return n;
 }
 
+/*
+ * Read until @until: as messages come, or in state overrun every
+ * OVERRUN_READ_MS only, a listener too slow for its small buffer (it sleeps
+ * rather than polls, as an overrun would wake a poll at once).
+ */
 static uint64_t wait_events(int sock, uint64_t until, uint64_t *enobufs)
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-	uint64_t n = 0, t;
+	uint64_t n = 0, t, ns;
+	struct timespec ts;
 
 	while ((t = now_ns()) < until) {
-		if (poll(&pfd, 1, (until - t) / 1000000 + 1) < 0 && errno != EINTR)
+		if (state == LISTEN_OVERRUN) {
+			ns = until - t < OVERRUN_READ_MS * 1000000ULL ?
+			     until - t : OVERRUN_READ_MS * 1000000ULL;
+			ts.tv_sec = ns / NSEC_PER_SEC;
+			ts.tv_nsec = ns % NSEC_PER_SEC;
+			nanosleep(&ts, NULL);
+		} else if (poll(&pfd, 1, (until - t) / 1000000 + 1) < 0 && errno != EINTR) {
 			die("poll");
+		}
 		n += drain(sock, enobufs);
 	}
 	return n;
@@ -156,12 +259,13 @@ static void cpu_times(uint64_t *total, uint64_t *idle)
 	*idle = v[3] + v[4];
 }
 
-static void worker(const int *stop)
+static void worker(struct shared *sh, unsigned int w)
 {
+	uint64_t cycles = 0;
 	pid_t pid;
 	int status;
 
-	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_RELAXED)) {
 		pid = fork();
 		if (pid == 0) {
 			execl("/proc/self/exe", "cn_proc_storm", "--exit", (char *)NULL);
@@ -171,21 +275,27 @@ static void worker(const int *stop)
 		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
 		    !WIFEXITED(status) || WEXITSTATUS(status))
 			_exit(1);
+		__atomic_store_n(&sh->worker[w].cycles, ++cycles, __ATOMIC_RELAXED);
 	}
 	_exit(0);
 }
 
-/* One round: tenths of events per second received while the workers ran. */
-static uint64_t round_rate(int sock, int *stop, unsigned int secs,
+/*
+ * One round: tenths of events per second received while the workers ran;
+ * @made, the events their children made.
+ */
+static uint64_t round_rate(int sock, struct shared *sh, unsigned int secs,
 			   uint64_t *events, uint64_t *elapsed, unsigned int *busy,
-			   uint64_t *enobufs)
+			   uint64_t *enobufs, uint64_t *made)
 {
 	uint64_t start, end, total0, idle0, total1, idle1;
 	pid_t pids[workers];
 	unsigned int i;
 	int status;
 
-	__atomic_store_n(stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->stop, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < workers; i++)
+		sh->worker[i].cycles = 0;
 	drain_all(sock, enobufs);
 	cpu_times(&total0, &idle0);
 	start = now_ns();
@@ -193,13 +303,13 @@ static uint64_t round_rate(int sock, int *stop, unsigned int secs,
 		pids[i] = fork();
 		if (pids[i] == 0) {
 			close(sock);
-			worker(stop);
+			worker(sh, i);
 		}
 		if (pids[i] < 0)
 			die("fork");
 	}
 	*events = wait_events(sock, start + secs * NSEC_PER_SEC, enobufs);
-	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	*events += drain_all(sock, enobufs);
 	end = now_ns();
 	cpu_times(&total1, &idle1);
@@ -207,12 +317,14 @@ static uint64_t round_rate(int sock, int *stop, unsigned int secs,
 	*busy = total1 > total0 ?
 		100 - 100 * (idle1 - idle0) / (total1 - total0) : 0;
 
+	*made = 0;
 	for (i = 0; i < workers; i++) {
 		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
 		    WEXITSTATUS(status)) {
 			fprintf(stderr, "storm: a worker failed\n");
 			exit(1);
 		}
+		*made += 3 * sh->worker[i].cycles;
 	}
 	return *events * 10 * NSEC_PER_SEC / *elapsed;
 }
@@ -226,7 +338,8 @@ static int cmp_u64(const void *a, const void *b)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cn_proc_storm [-w workers] [-t seconds] [-r rounds]\n");
+	fprintf(stderr, "usage: cn_proc_storm [-w workers] [-t seconds] [-r rounds] "
+		"[-l all|exits|overrun]...\n");
 	exit(2);
 }
 
@@ -275,18 +388,94 @@ static void wait_ack(int sock)
 	}
 }
 
+static enum listener_state parse_state(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(state_name) / sizeof(state_name[0]); i++)
+		if (!strcmp(s, state_name[i]))
+			return i;
+	usage();
+	return LISTEN_ALL;
+}
+
+static uint64_t median_of(uint64_t *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return (v[(n - 1) / 2] + v[n / 2]) / 2;
+}
+
+/* One listener state: subscribe, warm up, the rounds, the result line. */
+static int storm(struct shared *sh)
+{
+	uint64_t rates[MAX_ROUNDS], made_rates[MAX_ROUNDS], events, elapsed, made;
+	uint64_t median, made_median, enobufs = 0;
+	unsigned int r, busy;
+	int sock;
+
+	check_filter = false;
+	unfiltered = 0;
+	sock = listen_proc_events();
+	wait_ack(sock);
+	if (state == LISTEN_EXITS) {
+		filter_exits(sock);
+		/* What was queued before the filter was set may be of any kind. */
+		drain_all(sock, &enobufs);
+		check_filter = true;
+	}
+
+	printf("storm: workers=%u seconds=%u rounds=%u listener=%s\n", workers,
+	       seconds, rounds, state_name[state]);
+	round_rate(sock, sh, warmup_seconds, &events, &elapsed, &busy, &enobufs, &made);
+	enobufs = 0;
+	for (r = 0; r < rounds; r++) {
+		uint64_t lost = enobufs;
+
+		rates[r] = round_rate(sock, sh, seconds, &events, &elapsed,
+				      &busy, &enobufs, &made);
+		made_rates[r] = made * 10 * NSEC_PER_SEC / elapsed;
+		printf("storm: round=%u events=%llu ns=%llu rate=%llu.%llu busy=%u%% enobufs=%llu made=%llu\n",
+		       r + 1, (unsigned long long)events,
+		       (unsigned long long)elapsed,
+		       (unsigned long long)rates[r] / 10,
+		       (unsigned long long)rates[r] % 10, busy,
+		       (unsigned long long)(enobufs - lost),
+		       (unsigned long long)made);
+	}
+	close(sock);
+	if (unfiltered) {
+		fprintf(stderr, "storm: listener=exits received %llu messages of other kinds: "
+			"the kernel does not filter\n", (unsigned long long)unfiltered);
+		return 1;
+	}
+	median = median_of(rates, rounds);
+	made_median = median_of(made_rates, rounds);
+	printf("storm: rate=%llu.%llu enobufs=%llu listener=%s made_rate=%llu.%llu\n",
+	       (unsigned long long)median / 10, (unsigned long long)median % 10,
+	       (unsigned long long)enobufs, state_name[state],
+	       (unsigned long long)made_median / 10,
+	       (unsigned long long)made_median % 10);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t rates[MAX_ROUNDS], events, elapsed, median, enobufs = 0;
-	unsigned int r, busy;
-	int *stop, sock, opt;
+	enum listener_state states[MAX_STATES];
+	unsigned int nstates = 0, i;
+	struct shared *sh;
+	int opt;
 
 	if (argc == 2 && !strcmp(argv[1], "--exit"))
 		_exit(0);
-	while ((opt = getopt(argc, argv, "w:t:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:t:r:l:")) != -1) {
 		switch (opt) {
 		case 'w':
-			workers = parse_num(optarg, 256);
+			workers = parse_num(optarg, MAX_WORKERS);
+			break;
+		case 'l':
+			if (nstates == MAX_STATES)
+				usage();
+			states[nstates++] = parse_state(optarg);
 			break;
 		case 't':
 			seconds = parse_num(optarg, 3600);
@@ -298,33 +487,17 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	if (!nstates)
+		states[nstates++] = LISTEN_ALL;
 
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (stop == MAP_FAILED)
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
 		die("mmap");
-	sock = listen_proc_events();
-	wait_ack(sock);
-
-	printf("storm: workers=%u seconds=%u rounds=%u\n", workers, seconds, rounds);
-	round_rate(sock, stop, warmup_seconds, &events, &elapsed, &busy, &enobufs);
-	enobufs = 0;
-	for (r = 0; r < rounds; r++) {
-		uint64_t lost = enobufs;
-
-		rates[r] = round_rate(sock, stop, seconds, &events, &elapsed,
-				      &busy, &enobufs);
-		printf("storm: round=%u events=%llu ns=%llu rate=%llu.%llu busy=%u%% enobufs=%llu\n",
-		       r + 1, (unsigned long long)events,
-		       (unsigned long long)elapsed,
-		       (unsigned long long)rates[r] / 10,
-		       (unsigned long long)rates[r] % 10, busy,
-		       (unsigned long long)(enobufs - lost));
+	for (i = 0; i < nstates; i++) {
+		state = states[i];
+		if (storm(sh))
+			return 1;
 	}
-	qsort(rates, rounds, sizeof(*rates), cmp_u64);
-	median = (rates[(rounds - 1) / 2] + rates[rounds / 2]) / 2;
-	printf("storm: rate=%llu.%llu enobufs=%llu\n",
-	       (unsigned long long)median / 10, (unsigned long long)median % 10,
-	       (unsigned long long)enobufs);
 	return 0;
 }

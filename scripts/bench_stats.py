@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bench_stats.py: the statistics of make bench and stamp_native, imported
+by bench_report.py and bench_native.py (standard library only).
+
+The median of n values and a distribution-free confidence interval for it
+from order statistics: the number of values below the true median is
+binomial(n, 1/2), so [x(l), x(n+1-l)] (1-based ranks of the sorted values)
+covers the median with probability 1 - 2 P(B <= l-1), B ~ binomial(n, 1/2).
+l is the largest rank for which that is at least the level asked for; below
+6 values no l exists at 95% (even [min, max] covers only 1 - 2/2^n).
+
+A mode can show an effect only if its interval is narrower than the effect:
+an interval wider than the distance between 1 (no effect) and the predicted
+ratio 1 - effect (a cost lowers events/s) can hold both, so the run could
+not tell them apart, whatever its median. Such a mode is reported as
+"cannot show it", not as a result.
+"""
+import math
+from collections import namedtuple
+
+LEVEL = 0.95
+
+Interval = namedtuple('Interval', 'median low high n coverage')
+
+
+def binom_cdf(n, k):
+	"""P(B <= k) for B ~ binomial(n, 1/2), exactly."""
+	return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+
+
+def ci_rank(n, level=LEVEL):
+	"""The lower rank l (1-based) of the interval [x(l), x(n+1-l)], or 0
+    when no interval of n values reaches the level."""
+	tail = (1 - level) / 2
+	l = 0
+	while l + 1 <= (n + 1) // 2 and binom_cdf(n, l) <= tail:
+		l += 1
+	return l
+
+
+def coverage(n, l):
+	"""The probability that [x(l), x(n+1-l)] covers the median."""
+	return 1 - 2 * binom_cdf(n, l - 1)
+
+
+def smallest_n(level=LEVEL):
+	"""The fewest values whose median has an interval at the level."""
+	n = 1
+	while not ci_rank(n, level):
+		n += 1
+	return n
+
+
+def median(xs):
+	s = sorted(xs)
+	if not s:
+		raise ValueError('median of no values')
+	return (s[(len(s) - 1) // 2] + s[len(s) // 2]) / 2
+
+
+def median_ci(xs, level=LEVEL):
+	"""The median of xs and its interval; low and high are None, and the
+    coverage 0, when there are too few values for one."""
+	s = sorted(xs)
+	n = len(s)
+	l = ci_rank(n, level)
+	if not l:
+		return Interval(median(s), None, None, n, 0.0)
+	return Interval(median(s), s[l - 1], s[n - l], n, coverage(n, l))
+
+
+def paired_ratios(pairs):
+	"""candidate/base for each (base, candidate) pair of one pair of boots."""
+	out = []
+	for base, cand in pairs:
+		if base <= 0 or cand <= 0:
+			raise ValueError(f'a rate that is not positive: {base}, {cand}')
+		out.append(cand / base)
+	return out
+
+
+def width(iv):
+	return None if iv.low is None else iv.high - iv.low
+
+
+def can_show(iv, effect):
+	"""True when the interval is narrower than the effect (a distance from
+    ratio 1), so that it cannot hold both 1 and 1 +- effect."""
+	w = width(iv)
+	return w is not None and effect is not None and effect > 0 and w < effect
+
+
+def verdict(iv, effect):
+	"""The report's word for a mode: its interval, or that it cannot show
+    an effect of that size."""
+	if iv.low is None:
+		return f'cannot show it: {iv.n} pairs give no {LEVEL:.0%} interval (at least {smallest_n()} do)'
+	if effect is None:
+		return 'no predicted effect given: interval only, no verdict'
+	if not can_show(iv, effect):
+		return (f'cannot show it: the interval is {width(iv):.4f} wide, '
+				f'wider than the predicted effect {effect:.4f}')
+	def holds(x):
+		return 'holds' if iv.low <= x <= iv.high else 'excludes'
+	return (f'result: the interval ({width(iv):.4f} wide) {holds(1)} 1 and '
+			f'{holds(1 - effect)} the predicted {1 - effect:.4f}')
+
+
+def pairs_needed(iv, effect, level=LEVEL):
+	"""A rough count of pairs for an interval narrower than the effect,
+    supposing the width shrinks as 1/sqrt(n) from what n pairs gave."""
+	w = width(iv)
+	if w is None or not effect or effect <= 0:
+		return None
+	if w < effect:
+		return iv.n
+	return max(smallest_n(level), math.ceil(iv.n * (w / effect) ** 2))
