@@ -283,6 +283,7 @@ class Harness:
 			 ('kunit.py', self.kunit),
 			 ('boot test', self.boot_test)]
 		for name, step in steps:
+			print(f'[{time.strftime("%H:%M:%S")}] make check: {name}', flush=True)
 			if step() != 0:
 				print(f'error: make check: {name} failed', flush=True)
 				return 1
