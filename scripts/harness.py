@@ -16,7 +16,7 @@ one process per command (make's targets call it; see the Makefile):
   unit-tests     what runs on the host without a test kernel
   bench          what the series costs (make bench)
   file-diffs     write the per-file diffs of the series [--check: compare]
-  results        RESULTS, from the last run's tables
+  results        RESULTS, from the last run's tables (and make bench's report)
 
 Options are make variables, read from the environment (README, Options);
 every one is checked before anything is fetched or built.
@@ -325,6 +325,10 @@ class Harness:
 			out += ['', file_text(ct).strip()]
 		for t in tables:
 			out += ['', file_text(t).strip()]
+		# make bench's report, when the same OUT has one.
+		bench = os.path.join(self.opts.out, 'bench', 'report.md')
+		if os.path.isfile(bench):
+			out += ['', file_text(bench).strip()]
 		with open(os.path.join(TOP, 'RESULTS'), 'w') as f:
 			f.write('\n'.join(out) + '\n')
 		note('wrote RESULTS')
