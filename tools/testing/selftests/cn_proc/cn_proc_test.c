@@ -533,7 +533,7 @@ static void run_load(void)
 /*
  * The ack as clients have seen it since seq and cpu moved into send_msg() (its CPU's sequence and
  * that CPU: keepalived relies on both), and, apart, its stamp below that of the next message of
- * its CPU, which the stamp's order promises and a base kernel does not keep.
+ * its CPU, which the stamp's order promises and a base kernel need not keep.
  */
 static const struct ec_event *test_ack(void)
 {
