@@ -355,7 +355,13 @@ static unsigned int parse_num(const char *s, unsigned int max)
 	return v;
 }
 
-/* The subscription's ack is the first message; it must report no error. */
+/*
+ * The subscription's ack must report no error. Events can come before it:
+ * the socket is in the group from bind() on, and an earlier listener of
+ * this run may still be subscribed (or the kernel may not yet have seen it
+ * go), so events of processes that are still exiting reach this socket
+ * too. They are skipped; the rounds count only what comes after the ack.
+ */
 static void wait_ack(int sock)
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
@@ -367,23 +373,26 @@ static void wait_ack(int sock)
 	struct cn_msg *cn;
 	ssize_t len;
 
-	if (poll(&pfd, 1, ACK_TIMEOUT_MS) <= 0) {
-		fprintf(stderr, "storm: no ack within %d ms\n", ACK_TIMEOUT_MS);
-		exit(1);
+	for (;;) {
+		if (poll(&pfd, 1, ACK_TIMEOUT_MS) <= 0) {
+			fprintf(stderr, "storm: no ack within %d ms\n", ACK_TIMEOUT_MS);
+			exit(1);
+		}
+		len = recv(sock, u.buf, sizeof(u.buf), 0);
+		if (len < 0)
+			die("recv ack");
+		cn = NLMSG_DATA(&u.align);
+		if (!NLMSG_OK(&u.align, len) || cn->len < sizeof(ev)) {
+			fprintf(stderr, "storm: a message before the ack is not a process event\n");
+			exit(1);
+		}
+		/* the payload is only 4-byte aligned */
+		memcpy(&ev, cn->data, sizeof(ev));
+		if (ev.what == PROC_EVENT_NONE)
+			break;
 	}
-	len = recv(sock, u.buf, sizeof(u.buf), 0);
-	if (len < 0)
-		die("recv ack");
-	cn = NLMSG_DATA(&u.align);
-	if (!NLMSG_OK(&u.align, len) || cn->len < sizeof(ev)) {
-		fprintf(stderr, "storm: the first message is not an ack\n");
-		exit(1);
-	}
-	/* the payload is only 4-byte aligned */
-	memcpy(&ev, cn->data, sizeof(ev));
-	if (ev.what != PROC_EVENT_NONE || ev.event_data.ack.err) {
-		fprintf(stderr, "storm: subscription refused (what %u, err %u)\n",
-			ev.what, ev.event_data.ack.err);
+	if (ev.event_data.ack.err) {
+		fprintf(stderr, "storm: subscription refused (err %u)\n", ev.event_data.ack.err);
 		exit(1);
 	}
 }
