@@ -26,7 +26,6 @@ import argparse
 import datetime
 import os
 import shutil
-import subprocess
 import sys
 import time
 from typing import Dict, List
@@ -37,7 +36,7 @@ from harness_config import (Boot, Line, Options, load_arch, load_lines, load_run
 from harness_kernel import Kernels, Tree, fetch_source  # noqa: E402
 from harness_qemu import boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
 import harness_results  # noqa: E402
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put,  # noqa: E402
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, describe,  # noqa: E402
 			  file_text, note, output, run, stage)
 
 
@@ -328,6 +327,9 @@ class Harness:
 		# make bench's report, when the same OUT has one.
 		bench = os.path.join(self.opts.out, 'bench', 'report.md')
 		if os.path.isfile(bench):
+			bc = os.path.join(self.opts.out, 'bench', 'commit')
+			if os.path.isfile(bc):
+				out += ['', f'make bench ran at commit {file_text(bc).strip()}.']
 			out += ['', file_text(bench).strip()]
 		with open(os.path.join(TOP, 'RESULTS'), 'w') as f:
 			f.write('\n'.join(out) + '\n')
@@ -341,10 +343,6 @@ class Harness:
 		return harness_bench.bench(self)
 
 
-def describe() -> str:
-	res = subprocess.run(['git', '-C', TOP, 'describe', '--always', '--dirty'],
-			     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-	return res.stdout.strip() or 'unknown'
 
 
 def shell_scripts() -> List[str]:

@@ -37,7 +37,7 @@ from harness_config import load_arch
 from harness_kernel import Kernels, Tree
 from harness_qemu import KVM, TCG, boot, build_initramfs, qemu_argv
 import harness_results
-from harness_util import TOP, HarnessError, file_text, note, run, stage
+from harness_util import TOP, HarnessError, describe, file_text, note, run, stage
 
 NATIVE_ROUNDS = 31
 STORM_STATES = ['-l', 'all', '-l', 'exits', '-l', 'overrun']
@@ -149,6 +149,8 @@ def bench(h) -> int:
 	text = '\n'.join(report) + '\n'
 	with open(os.path.join(out, 'report.md'), 'w') as f:
 		f.write(text)
+	with open(os.path.join(out, 'commit'), 'w') as f:
+		f.write(describe() + '\n')
 	print('\n' + text, flush=True)
 	note(f'report: {os.path.join(out, "report.md")}')
 	return 0

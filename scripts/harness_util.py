@@ -179,3 +179,10 @@ def cache_get(kind: str, key: str, dest: str) -> bool:
 	shutil.rmtree(dest, ignore_errors=True)
 	os.rename(tmp, dest)
 	return True
+
+
+def describe() -> str:
+	"""The commit the harness runs at, as git describe --always --dirty."""
+	res = subprocess.run(['git', '-C', TOP, 'describe', '--always', '--dirty'],
+			     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+	return res.stdout.strip() or 'unknown'
