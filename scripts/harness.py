@@ -74,18 +74,23 @@ class Harness:
 		with stage('kunit_parser'):
 			self.use_kunit_parser()
 		print(f'logs: {self.opts.out}/logs/LINE/; results: {self.opts.out}/LINE/results/', flush=True)
+		return self.each_line('boot test', lambda line: self.boot_line(line, boots[line.name]))
+
+	def each_line(self, what: str, step) -> int:
+		"""STEP on every chosen line, the others still run when one fails
+		(False or a HarnessError); 0 only if none did."""
 		failed = []
 		for line in self.lines:
 			try:
-				if not self.boot_line(line, boots[line.name]):
+				if step(line) is False:
 					failed.append(line.name)
 			except HarnessError as e:
 				print(f'error: {e}', flush=True)
 				failed.append(line.name)
 		if failed:
-			print(f'error: boot test failed for: {" ".join(failed)}', flush=True)
+			print(f'error: {what} failed for: {" ".join(failed)}', flush=True)
 			return 1
-		print(f'boot test: passed for {" ".join(l.name for l in self.lines)}', flush=True)
+		print(f'{what}: passed for {" ".join(l.name for l in self.lines)}', flush=True)
 		return 0
 
 	def accel_for(self, arch, image: str, initrd: str, logs: str) -> str:
@@ -162,18 +167,7 @@ class Harness:
 
 	def static_checks(self) -> int:
 		from harness_static import StaticChecks
-		failed = []
-		for line in self.lines:
-			try:
-				StaticChecks(line, self.opts, self.newest.name).run_all()
-			except HarnessError as e:
-				print(f'error: {e}', flush=True)
-				failed.append(line.name)
-		if failed:
-			print(f'error: static checks failed for: {" ".join(failed)}', flush=True)
-			return 1
-		print(f'static checks: passed for {" ".join(l.name for l in self.lines)}', flush=True)
-		return 0
+		return self.each_line('static checks', lambda line: StaticChecks(line, self.opts, self.newest.name).run_all())
 
 	def kselftest_headers(self) -> str:
 		"""Where the selftest's host test takes kselftest.h,
