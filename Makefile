@@ -15,6 +15,9 @@
 #   make kunit          kunit.py run --kunitconfig=kernel/time (UML)
 #   make bench          what the series and the designs it was chosen over
 #                       cost and keep (not part of check)
+#   make mutation       each mutant of the harness (tests/harness-mutants.toml)
+#                       alone against its unit tests; all must be killed
+#                       (not part of check)
 #   make static-checks, unit-tests, file-diffs, check-file-diffs
 #   make results        RESULTS, from the last run's tables
 #   make setup          install the Debian packages the harness needs
@@ -35,7 +38,7 @@ HARNESS = scripts/harness.py
 # The commands share trees and build directories: one at a time.
 .NOTPARALLEL:
 .PHONY: all check boot-test bench litmus kunit static-checks file-diffs \
-	check-file-diffs unit-tests results setup clean
+	check-file-diffs unit-tests mutation results setup clean
 
 all: boot-test
 
@@ -43,7 +46,7 @@ all: boot-test
 check: setup
 	@KERNEL=$(or $(KERNEL),$(if $(KSRC),,all)) $(HARNESS) check
 
-boot-test bench litmus kunit static-checks check-file-diffs unit-tests: setup
+boot-test bench litmus kunit static-checks check-file-diffs unit-tests mutation: setup
 	@$(HARNESS) $@
 
 file-diffs results:

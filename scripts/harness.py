@@ -14,6 +14,8 @@ one process per command (make's targets call it; see the Makefile):
   kunit          tools/testing/kunit/kunit.py run --kunitconfig=kernel/time
                  on the newest line's patched tree (UML)
   unit-tests     what runs on the host without a test kernel
+  mutation       each mutant of tests/harness-mutants.toml against the unit
+                 tests: each must be killed (not part of check)
   bench          what the series costs (make bench)
   file-diffs     write the per-file diffs of the series [--check: compare]
   results        RESULTS, from the last run's tables (and make bench's report)
@@ -25,6 +27,7 @@ every one is checked before anything is fetched or built.
 import argparse
 import datetime
 import os
+import re
 import shutil
 import sys
 import time
@@ -33,11 +36,16 @@ from typing import Dict, List
 sys.dont_write_bytecode = True
 from harness_config import (Boot, Line, Options, load_arch, load_lines, load_runs, select_boots,  # noqa: E402
 			    select_lines)
-from harness_kernel import Kernels, Tree, fetch_source  # noqa: E402
+from harness_kernel import Kernels, Tree, cached_source, fetch_source  # noqa: E402
 from harness_qemu import boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
 import harness_results  # noqa: E402
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, describe,  # noqa: E402
-			  file_text, note, output, run, stage)
+import harness_util  # noqa: E402
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, describe,  # noqa: E402
+			  file_text, note, output, run, stage, stage_summary)
+
+
+# Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
+KUNIT_TOOL = 'tools/testing/kunit'
 
 
 class Harness:
@@ -55,15 +63,20 @@ class Harness:
 	def boots(self) -> Dict[str, List[Boot]]:
 		return select_boots(self.runs, self.lines, self.opts)
 
-	# The newest line's pristine source: KSRC if it is that line.
-	def newest_source(self) -> str:
+	def newest_source(self, fetch: bool = True) -> str:
+		"""The newest line's pristine source, where KTAP's parser
+		(tools/testing/kunit), the kselftest headers and the memory model
+		come from: KSRC if it is that line, else the Debian package's in
+		the cache, fetched if FETCH, '' if not and it is not there."""
 		if self.opts.ksrc and self.lines[0].name == self.newest.name:
 			return os.path.realpath(self.opts.ksrc)
-		return fetch_source(self.newest, self.opts)
+		if fetch:
+			return fetch_source(self.newest, self.opts)
+		return cached_source(self.newest) or ''
 
 	def use_kunit_parser(self) -> None:
 		"""KTAP is read with the newest line's tools/testing/kunit."""
-		harness_results.use_kunit_parser(os.path.join(self.newest_source(), 'tools/testing/kunit'))
+		harness_results.use_kunit_parser(os.path.join(self.newest_source(), KUNIT_TOOL))
 
 	# boot-test ------------------------------------------------------
 
@@ -169,28 +182,16 @@ class Harness:
 		from harness_static import StaticChecks
 		return self.each_line('static checks', lambda line: StaticChecks(line, self.opts, self.newest.name).run_all())
 
-	def kselftest_headers(self) -> str:
-		"""Where the selftest's host test takes kselftest.h,
-		kselftest_harness.h and lib.mk from: KSRC, or the newest line's
-		source if it is in the cache already (nothing is downloaded for
-		three files); '' otherwise."""
-		if self.opts.ksrc:
-			if not os.path.isfile(os.path.join(self.opts.ksrc, 'tools/testing/selftests/kselftest_harness.h')):
-				raise HarnessError(f'KSRC={self.opts.ksrc} is not a kernel tree with '
-						   'tools/testing/selftests/kselftest_harness.h')
-			return self.opts.ksrc
-		base = os.path.join(cache_dir(), 'src')
-		found = [os.path.join(base, d) for d in sorted(os.listdir(base))
-			 if d.startswith(self.newest.package + '_') and os.path.isfile(os.path.join(base, d, '.unpacked'))] \
-			if os.path.isdir(base) else []
-		return found[-1] if found else ''
-
-	def unit_tests(self) -> int:
-		src = self.kselftest_headers()
+	def unit_tests(self, required: bool = False) -> int:
+		"""The selftest's host test, the harness's unit tests, shellcheck.
+		What needs the newest line's source (the kselftest headers,
+		kunit_parser) takes it from KSRC or the cache, where make check
+		(REQUIRED) has fetched it; make unit-tests alone fetches nothing and
+		says SKIPPED, with the count, for what it cannot run."""
+		src = self.newest_source(fetch=required)
 		skipped = []
 		with stage('selftest checks on crafted streams'):
 			if not src:
-				note(f'SKIPPED: no KSRC and no {self.newest.package} in the cache for the kselftest headers')
 				skipped.append('the selftest host test')
 			else:
 				work = os.path.join(self.opts.out, 'unit')
@@ -203,16 +204,21 @@ class Harness:
 				run(['make', '-s', '-C', os.path.join(work, 'selftests/cn_proc'), f'OUTPUT={work}', 'host_test'])
 				run([os.path.join(work, 'event_check_test')])
 		with stage('the harness, the log parser, litmus and bench reports (unittest)'):
-			env = {'PYTHONDONTWRITEBYTECODE': '1'}
-			if src:
-				env['KUNIT_TOOL'] = os.path.join(src, 'tools/testing/kunit')
-			else:
-				skipped.append('the log parser tests (no kunit_parser)')
+			env = {'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
+			log = os.path.join(self.opts.out, 'logs', 'unit-tests.log')
 			run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(TOP, 'tests'),
-			     '-p', '*_test.py'], env=env, what='the unit tests')
+			     '-p', '*_test.py'], env=env, log=log, what='the unit tests')
+			summary = file_text(log).strip().splitlines()
+			note(' '.join(summary[-3:]))
+			n = re.search(r'skipped=(\d+)', summary[-1] if summary else '')
+			if n:
+				skipped.append(f'{n.group(1)} unit tests')
 		with stage('shellcheck'):
 			run(['shellcheck', '-x', *shell_scripts()])
-		print('unit tests: passed' + (f' but for {", ".join(skipped)}: SKIPPED' if skipped else ''), flush=True)
+		if skipped:
+			print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {self.newest.name} and no '
+			      f'{self.newest.package} in the cache (make check fetches it)', flush=True)
+		print('unit tests: passed', flush=True)
 		return 0
 
 	def file_diffs(self, check: bool) -> int:
@@ -267,19 +273,17 @@ class Harness:
 	# check ----------------------------------------------------------
 
 	def check(self) -> int:
+		"""Each step in turn, the first that fails ends it; the time of
+		every stage at the end, passed or not."""
 		start = time.monotonic()
 		self.boots()	# the selection, checked before anything is fetched
-		steps = [('per-file diffs', lambda: self.file_diffs(check=True)),
-			 ('unit tests', self.unit_tests),
-			 ('static checks', self.static_checks),
-			 ('litmus tests', self.litmus),
-			 ('kunit.py', self.kunit),
-			 ('boot test', self.boot_test)]
-		for name, step in steps:
-			print(f'[{time.strftime("%H:%M:%S")}] make check: {name}', flush=True)
-			if step() != 0:
-				print(f'error: make check: {name} failed', flush=True)
-				return 1
+		try:
+			for name, step in self.check_steps():
+				with stage(f'make check: {name}'):
+					if step() != 0:
+						raise HarnessError(f'make check: {name} failed')
+		finally:
+			print('\nstage times:\n' + '\n'.join(stage_summary()), flush=True)
 		s = int(time.monotonic() - start)
 		what = ' '.join(filter(None, [f'KERNEL={self.opts.kernel or "all"}',
 					      self.opts.ksrc and f'KSRC={self.opts.ksrc}',
@@ -290,6 +294,15 @@ class Harness:
 		with open(os.path.join(self.opts.out, 'check.time'), 'w') as f:
 			f.write(msg + '\n')
 		return 0
+
+	def check_steps(self):
+		"""make check's steps, in order: (name, the step)."""
+		return [('per-file diffs', lambda: self.file_diffs(check=True)),
+			('unit tests', lambda: self.unit_tests(required=True)),
+			('static checks', self.static_checks),
+			('litmus tests', self.litmus),
+			('kunit.py', self.kunit),
+			('boot test', self.boot_test)]
 
 	# results --------------------------------------------------------
 
@@ -330,6 +343,16 @@ class Harness:
 		note('wrote RESULTS')
 		return 0
 
+	# mutation -------------------------------------------------------
+
+	def mutation(self) -> int:
+		"""Each mutant of tests/harness-mutants.toml alone against the unit
+		tests; the newest line's kunit_parser is required (fetched)."""
+		import harness_mutation
+		mutants = harness_mutation.load_mutants()
+		src = self.newest_source()
+		return harness_mutation.mutation(os.path.join(src, KUNIT_TOOL), self.opts.jobs, mutants)
+
 	# bench ----------------------------------------------------------
 
 	def bench(self) -> int:
@@ -351,6 +374,7 @@ COMMANDS = {
 	'litmus': Harness.litmus,
 	'kunit': Harness.kunit,
 	'unit-tests': Harness.unit_tests,
+	'mutation': Harness.mutation,
 	'bench': Harness.bench,
 	'file-diffs': lambda h: h.file_diffs(check=False),
 	'check-file-diffs': lambda h: h.file_diffs(check=True),
@@ -364,6 +388,7 @@ def main(argv: List[str]) -> int:
 					 formatter_class=argparse.RawDescriptionHelpFormatter)
 	parser.add_argument('command', choices=COMMANDS)
 	args = parser.parse_args(argv)
+	harness_util.STAGES.clear()
 	try:
 		h = Harness()
 		if args.command == 'static-checks' and h.opts.arch:

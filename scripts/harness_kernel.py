@@ -12,6 +12,7 @@ incremental rebuilds. Images are cached under image_id(), the key of all
 they are built from, so that another clone or a rerun boots them unbuilt.
 """
 
+import functools
 import inspect
 import os
 import re
@@ -21,7 +22,7 @@ import subprocess
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, file_text,
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text,
 			  note, output, run, stage)
 
 # The series' helper, whose instructions a build keeps beside the image
@@ -220,6 +221,23 @@ def fetch_source(line: Line, opts: Options) -> str:
 	if res.returncode:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	return res.stdout.strip().splitlines()[-1]
+
+
+def cached_source(line: Line) -> Optional[str]:
+	"""The newest version of the line's pristine source that scripts/source.sh
+	has unpacked into the cache (CACHE/src/PACKAGE_VERSION), by Debian's
+	version order; None if there is none. Nothing is fetched."""
+	base = os.path.join(cache_dir(), 'src')
+	found = {}
+	for d in os.listdir(base) if os.path.isdir(base) else []:
+		if d.startswith(line.package + '_') and os.path.isfile(os.path.join(base, d, '.unpacked')):
+			found[d[len(line.package) + 1:]] = os.path.join(base, d)
+	if not found:
+		return None
+
+	def older(a: str, b: str) -> int:
+		return -1 if subprocess.run(['dpkg', '--compare-versions', a, 'lt', b]).returncode == 0 else 1
+	return found[sorted(found, key=functools.cmp_to_key(older))[-1]]
 
 
 # Configurations and builds ----------------------------------------------

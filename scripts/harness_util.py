@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from typing import Iterator, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(TOP, 'scripts')
@@ -44,17 +44,43 @@ def _now() -> str:
 	return datetime.datetime.now().strftime('%H:%M:%S')
 
 
+# Every stage of the process, in the order they started: [depth, name,
+# seconds, 'done' or 'FAILED' (None while it runs)], for stage_summary().
+STAGES: List[list] = []
+_depth = 0
+
+
 @contextlib.contextmanager
 def stage(name: str) -> Iterator[None]:
 	"""A timed stage: its name when it starts, its time when it ends."""
+	global _depth
 	start = time.monotonic()
+	entry = [_depth, name, 0.0, None]
+	STAGES.append(entry)
 	print(f'[{_now()}] {name} ...', flush=True)
+	_depth += 1
 	try:
 		yield
 	except BaseException:
-		print(f'[{_now()}] {name}: FAILED in {time.monotonic() - start:.0f}s', flush=True)
+		entry[2:] = [time.monotonic() - start, 'FAILED']
+		print(f'[{_now()}] {name}: FAILED in {entry[2]:.0f}s', flush=True)
 		raise
-	print(f'[{_now()}] {name}: done in {time.monotonic() - start:.0f}s', flush=True)
+	finally:
+		_depth -= 1
+	entry[2:] = [time.monotonic() - start, 'done']
+	print(f'[{_now()}] {name}: done in {entry[2]:.0f}s', flush=True)
+
+
+def _mmss(seconds: float) -> str:
+	s = int(seconds)
+	return f'{s // 60}m{s % 60:02d}s'
+
+
+def stage_summary() -> List[str]:
+	"""Every stage so far with its time, nested as they ran."""
+	width = max((2 * d + len(n) for d, n, _, _ in STAGES), default=0)
+	return [f'  {"  " * d}{n:{width - 2 * d}}  {_mmss(t):>7}{"" if ok == "done" else "  " + (ok or "running")}'
+		for d, n, t, ok in STAGES]
 
 
 def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = None,
