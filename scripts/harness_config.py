@@ -25,6 +25,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from harness_util import TOP, HarnessError
 
 CONFIGS = os.path.join(TOP, 'configs')
+# Where lines.toml and runs.toml are: configs/ (the tests have their own).
+TABLES = CONFIGS
 MUTANTS = os.path.join(TOP, 'tests', 'mutants')
 
 
@@ -93,12 +95,13 @@ class Line:
 
 
 def _load_toml(name: str) -> dict:
-	path = os.path.join(CONFIGS, name)
+	path = os.path.join(TABLES, name)
+	where = os.path.relpath(path, TOP)
 	try:
 		with open(path, 'rb') as f:
 			return tomllib.load(f)
 	except tomllib.TOMLDecodeError as e:
-		raise HarnessError(f'configs/{name}: {e}') from None
+		raise HarnessError(f'{where}: {e}') from None
 
 
 def _keys(where: str, table: dict, allowed: Sequence[str], required: Sequence[str] = ()) -> None:

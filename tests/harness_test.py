@@ -37,6 +37,16 @@ from harness_util import HarnessError  # noqa: E402
 KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
 LOGS = os.path.join(TOP, 'tests', 'logs')
 LINES = ['7.3', '6.12', '6.1']
+# The tests' own lines and runs (tests/configs/), not configs/'s.
+TEST_TABLES = os.path.join(TOP, 'tests', 'configs')
+harness_config.TABLES = TEST_TABLES
+
+
+def temp_dir(case):
+	"""A directory removed when CASE ends, failed or not."""
+	d = tempfile.mkdtemp()
+	case.addCleanup(shutil.rmtree, d, ignore_errors=True)
+	return d
 
 
 REAL_RUN = subprocess.run
@@ -59,7 +69,7 @@ class HarnessCase(unittest.TestCase):
 	harness.py as make would, with its output."""
 
 	def setUp(self):
-		self.tmp = tempfile.mkdtemp()
+		self.tmp = temp_dir(self)
 		self.env = {'OUT': os.path.join(self.tmp, 'out'), 'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')}
 		for k in ('KSRC', 'KERNEL', 'CONFIGS', 'BOOT_ARCH', 'SELFTEST_ARGS', 'STORM_ARGS', 'JOBS',
 			  'BOOT_TIMEOUT', 'BENCH_PAIRS', 'BENCH_CPUS', 'DEBS_MIRROR', 'CLIENTS_SUITE'):
@@ -69,9 +79,6 @@ class HarnessCase(unittest.TestCase):
 		os.makedirs(os.path.join(self.linux61, 'kernel'))
 		with open(os.path.join(self.linux61, 'Makefile'), 'w') as f:
 			f.write('VERSION = 6\nPATCHLEVEL = 1\n')
-
-	def tearDown(self):
-		shutil.rmtree(self.tmp)
 
 	def harness(self, command, commands=False, **env):
 		"""harness.py COMMAND with ENV: (exit status, output). Unless
@@ -178,8 +185,9 @@ class Runs(unittest.TestCase):
 		self.assertIn(why, str(e.exception))
 
 	def test_the_matrix_loads(self):
-		runs = harness_config.load_runs(harness_config.load_lines())
-		self.assertIn('smp2', [r.name for r in runs])
+		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+			runs = harness_config.load_runs(harness_config.load_lines())
+		self.assertTrue(runs)
 
 	def test_a_good_run(self):
 		r = harness_config.parse_run(0, {**self.GOOD, 'clocksource': 'jiffies', 'preempt': 'lazy',
@@ -227,14 +235,12 @@ class Runs(unittest.TestCase):
 		self.refused('ack both in fail and may_fail', kernels={'patched': {'fail': ['ack'], 'may_fail': ['ack']}})
 
 	def test_a_key_given_twice_is_an_error(self):
-		configs = os.path.join(tempfile.mkdtemp(), 'configs')
-		os.makedirs(configs)
+		configs = temp_dir(self)
 		with open(os.path.join(configs, 'runs.toml'), 'w') as f:
 			f.write('[[run]]\nname = "x"\nclocksource = "tsc"\nclocksource = "jiffies"\n')
-		with mock.patch.object(harness_config, 'CONFIGS', configs), self.assertRaises(HarnessError) as e:
+		with mock.patch.object(harness_config, 'TABLES', configs), self.assertRaises(HarnessError) as e:
 			harness_config.load_runs([])
-		self.assertIn('configs/runs.toml', str(e.exception))
-		shutil.rmtree(os.path.dirname(configs))
+		self.assertIn('runs.toml', str(e.exception))
 
 	def test_two_runs_of_one_name_on_a_line(self):
 		lines = harness_config.load_lines()
@@ -248,7 +254,9 @@ class Runs(unittest.TestCase):
 				      env={'PATH': os.environ['PATH'], **params}, stdout=subprocess.PIPE, text=True)
 
 	def test_init_accepts_every_parameter_the_harness_gives(self):
-		for r in harness_config.load_runs(harness_config.load_lines()):
+		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+			runs = harness_config.load_runs(harness_config.load_lines())
+		for r in runs + harness_config.load_runs(harness_config.load_lines()):
 			params = dict(a.split('=', 1) for a in r.kernel_cmdline() if a.startswith('cnproc_'))
 			params['cnproc_args'] = '-n 5'
 			res = self.init_check(params)
@@ -294,19 +302,16 @@ def put_concurrently(cache, src, n):
 
 class Cache(unittest.TestCase):
 	def setUp(self):
-		self.tmp = tempfile.mkdtemp()
+		self.tmp = temp_dir(self)
 		self.patch = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})
 		self.patch.start()
+		self.addCleanup(self.patch.stop)
 		self.src = os.path.join(self.tmp, 'src')
 		os.makedirs(self.src)
 		with open(os.path.join(self.src, 'bzImage'), 'wb') as f:
 			f.write(os.urandom(100000))
 		harness_util.cache_put(self.src, 'kernels', 'k')
 		self.entry = os.path.join(self.tmp, 'cache', 'cn-proc-timestamps', 'kernels', 'k')
-
-	def tearDown(self):
-		self.patch.stop()
-		shutil.rmtree(self.tmp)
 
 	def get(self):
 		dest = os.path.join(self.tmp, 'got')
@@ -379,7 +384,7 @@ class Tags(unittest.TestCase):
 	def test_the_static_checks_start_with_the_tags(self):
 		"""A series whose tags are not one block fails the first stage, which
 		needs no tree."""
-		d = tempfile.mkdtemp()
+		d = temp_dir(self)
 		patch_with(os.path.join(d, '0001-x.patch'), 'Signed-off-by: A <a@example.org>')
 		with open(os.path.join(d, 'series'), 'w') as f:
 			f.write('0001-x.patch\n')
@@ -392,7 +397,6 @@ class Tags(unittest.TestCase):
 		self.assertIn('tags outside the trailer block', str(e.exception))
 		self.assertIn("0001-x.patch: 'Signed-off-by: A <a@example.org>' is outside the trailer block",
 			      out.getvalue())
-		shutil.rmtree(d)
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')

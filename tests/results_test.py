@@ -11,6 +11,7 @@ the KTAP: make unit-tests gives its path in KUNIT_TOOL.
 
 import os
 import sys
+import types
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,6 +22,9 @@ import harness_config  # noqa: E402
 import harness_results  # noqa: E402
 
 KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
+LOGS = os.path.join(TOP, 'tests', 'logs')
+# The tests' own runs (tests/configs/), not the boot matrix of configs/.
+harness_config.TABLES = os.path.join(TOP, 'tests', 'configs')
 RUNS = {r.name: r for r in harness_config.load_runs(harness_config.load_lines())}
 
 
@@ -33,7 +37,27 @@ def boot(run, variant='patched', **changes):
 
 
 def judge(log, b, timed_out=False):
-	res = harness_results.parse_log(os.path.join(TOP, 'tests', 'logs', log), timed_out)
+	res = harness_results.parse_log(os.path.join(LOGS, log), timed_out)
+	return res, harness_results.verdict(res, b)
+
+
+def log_lines(log):
+	with open(os.path.join(LOGS, log), errors='replace') as f:
+		return f.readlines()
+
+
+def edited(log, old, new, count=1):
+	"""The lines of LOG with OLD, which must occur COUNT times, replaced by
+	NEW."""
+	lines = log_lines(log)
+	text = ''.join(lines)
+	assert text.count(old) == count, (log, old, text.count(old))
+	return text.replace(old, new).splitlines(True)
+
+
+def judge_lines(lines, b, timed_out=False):
+	res = harness_results.parse(lines)
+	res['timed_out'] = timed_out
 	return res, harness_results.verdict(res, b)
 
 
@@ -167,6 +191,91 @@ class Logs(unittest.TestCase):
 	def test_a_hung_boot(self):
 		self.assertEqual(judge('selftest-unfinished.log', boot('smp2'), timed_out=True)[1][:2],
 				 ['boot timed out', 'cn_proc-selftest did not finish'])
+
+	# Each decision on a passing boot, edited to break it.
+
+	REPORTS = ('Kernel panic - not syncing: Attempted to kill init!', 'Oops: 0000 [#1] PREEMPT SMP',
+		   'BUG: kernel NULL pointer dereference, address: 0000000000000000',
+		   'WARNING: CPU: 0 PID: 1 at kernel/time/timekeeping.c:2800 ktime_stamp_ns+0x1/0x2',
+		   'UBSAN: shift-out-of-bounds in kernel/time/timekeeping.c:10:5',
+		   'KASAN: use-after-free in proc_fork_connector+0x1/0x2',
+		   'WARNING: possible circular locking dependency detected',
+		   'WARNING: possible recursive locking detected',
+		   'WARNING: inconsistent lock state', 'WARNING: suspicious RCU usage',
+		   'BUG: sleeping function called from invalid context at kernel/locking/spinlock_rt.c:48',
+		   'BUG: scheduling while atomic: swapper/0/0/0x00000002',
+		   'watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [cn_proc_test:80]',
+		   'Watchdog detected hard LOCKUP on cpu 1',
+		   'rcu: INFO: rcu_preempt self-detected stall on CPU',
+		   'INFO: task cn_proc_test:80 blocked for more than 120 seconds.')
+	# The same words outside a report, which must not count.
+	NOT_REPORTS = ('Run /init as init process', 'printk: console [ttyS0] enabled')
+
+	def test_each_kind_of_kernel_report_fails_a_passing_boot(self):
+		end = 'cn_proc-selftest: exit 0\n'
+		for report in self.REPORTS:
+			for where in (end, ''):
+				# A line of its own, and inside the selftest's last line.
+				lines = edited('x86_64-smp2-patched.log', end, f'[    5.000000] {report}\n{end}' if where
+					       else f'cn_proc-selftest: exit 0[    5.000000] {report}\n')
+				res, why = judge_lines(lines, boot('smp2'))
+				self.assertEqual([p['what'] for p in res['problems']], [report], report)
+				self.assertTrue(why, report)
+		for line in self.NOT_REPORTS:
+			lines = edited('x86_64-smp2-patched.log', end, f'[    5.000000] {line}\n{end}')
+			self.assertEqual(judge_lines(lines, boot('smp2'))[1], [], line)
+
+	def test_a_printk_inside_a_result_and_the_exit_line_is_cut_off(self):
+		lines = edited('x86_64-smp2-patched.log', 'ok 17 load_order\n',
+			       'ok 17 load_order[    5.100000] random: crng init done\n')
+		lines = [l.replace('cn_proc-selftest: exit 0\n', 'cn_proc-selftest: exit 0[    5.2] e1000: link up\n')
+			 for l in lines]
+		res, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(res['checks']['load_order'], 'ok')
+		self.assertEqual(res['parts']['cn_proc-selftest']['exit'], 0)
+		self.assertEqual(why, [])
+
+	def test_every_clocksource_the_boot_reports_must_be_the_runs(self):
+		lines = edited('x86_64-jiffies-patched.log', 'cn_proc-init: clocksource=jiffies\n',
+			       'cn_proc-init: clocksource=tsc\n', count=2)
+		self.assertEqual(len(judge_lines(lines, boot('jiffies'))[1]), 1)
+		# The first of the two readings only.
+		lines = log_lines('x86_64-jiffies-patched.log')
+		first = lines.index('cn_proc-init: clocksource=jiffies\n')
+		lines[first] = 'cn_proc-init: clocksource=tsc\n'
+		res, why = judge_lines(lines, boot('jiffies'))
+		self.assertEqual(res['clocksources'], ['tsc', 'jiffies'])
+		self.assertEqual(len(why), 1)
+
+	def test_a_clocksource_not_reported_fails(self):
+		lines = [l for l in log_lines('x86_64-jiffies-patched.log') if not l.startswith('cn_proc-init: clocksource=')]
+		res, why = judge_lines(lines, boot('jiffies'))
+		self.assertEqual(res['clocksources'], [])
+		self.assertEqual(len(why), 1)
+
+	def test_the_exit_status_must_be_the_one_the_results_call_for(self):
+		# All passed: 0, not 1.
+		lines = edited('x86_64-smp2-patched.log', 'cn_proc-selftest: exit 0\n', 'cn_proc-selftest: exit 1\n')
+		res, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(res['parts']['cn_proc-selftest']['exit'], 1)
+		self.assertEqual(len(why), 1)
+		# Some failed: 1, not 0.
+		self.assertEqual(judge('x86_64-jiffies-base.log', boot('jiffies', 'base'))[1], [])
+		lines = edited('x86_64-jiffies-base.log', 'cn_proc-selftest: exit 1\n', 'cn_proc-selftest: exit 0\n')
+		self.assertEqual(len(judge_lines(lines, boot('jiffies', 'base'))[1]), 1)
+
+	def test_a_skipped_result_is_no_failure(self):
+		lines = edited('x86_64-smp2-patched.log', 'ok 11 coredump\n', 'ok 11 coredump # SKIP no core dumps\n')
+		res, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(res['checks']['coredump'], 'skip')
+		self.assertEqual(why, [])
+
+	def test_a_case_that_did_not_pass_fail_or_skip_is_a_failure(self):
+		s = harness_results._parser.TestStatus
+		for status in (s.TEST_CRASHED, s.NO_TESTS, s.FAILURE_TO_PARSE_TESTS):
+			self.assertNotIn(harness_results._status(types.SimpleNamespace(status=status)), ('ok', 'skip'))
+		self.assertEqual(harness_results._status(types.SimpleNamespace(status=s.SUCCESS)), 'ok')
+		self.assertEqual(harness_results._status(types.SimpleNamespace(status=s.SKIPPED)), 'skip')
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
