@@ -36,7 +36,7 @@ from harness_util import HarnessError  # noqa: E402
 
 # How long a test waits for a call that must return before it counts it
 # hung: far above the 1 s timeout the tests give the harness.
-GUARD = 60
+GUARD = 20
 
 
 def quiet():
