@@ -81,6 +81,26 @@ def booting_arches() -> List[str]:
 
 # Kernel lines -----------------------------------------------------------
 
+def series_patches(series_dir: str) -> List[str]:
+	"""The patches of the quilt series in SERIES_DIR, in order."""
+	out = []
+	with open(os.path.join(series_dir, 'series'), errors='replace') as f:
+		for l in f.read().splitlines():
+			l = l.split('#', 1)[0].strip()
+			if l:
+				out.append(os.path.join(series_dir, l.split()[0]))
+	return out
+
+
+def kunit_cases(series_dir: str) -> List[str]:
+	"""The KUnit cases the series adds (KUNIT_CASE*() lines it adds)."""
+	cases = []
+	for p in series_patches(series_dir):
+		with open(p, errors='replace') as f:
+			cases += re.findall(r'^\+\s*KUNIT_CASE\w*\((\w+)', f.read(), re.M)
+	return cases
+
+
 @dataclasses.dataclass(frozen=True)
 class Line:
 	name: str			# "7.3"
@@ -260,6 +280,13 @@ PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
 # that a run names by field (clocksource=, preempt=, init's cnproc_*).
 RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'clocksource', 'preempt')
 CHECK = re.compile(r'(kunit:|client:)?[a-z0-9_]+')
+# The results the selftest (tools/testing/selftests/cn_proc) and the real
+# clients (tests/clients/run.sh) report, each once a boot: the checks a
+# run can expect to fail, with the KUnit cases of the line's series.
+SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach', 'ptrace_detach',
+		   'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order', 'delta_100ms', 'delta_250ms',
+		   'load_order', 'load_unique')
+CLIENT_CHECKS = ('keepalived', 'extrace')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -404,10 +431,31 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	return Run(**fields)
 
 
+def reportable(run: Run, line: Line, variant: str) -> List[str]:
+	"""The checks a boot of RUN's VARIANT kernel on LINE reports: the
+	KUnit cases of the series (the base kernel has none), the selftest's
+	results when it runs, the clients' when they run."""
+	checks = [] if variant == 'base' else ['kunit:' + c for c in kunit_cases(line.series_dir)]
+	if run.mode == 'selftest':
+		checks += SELFTEST_CHECKS
+	if run.clients:
+		checks += ['client:' + c for c in CLIENT_CHECKS]
+	return checks
+
+
 def load_runs(lines: Sequence[Line]) -> List[Run]:
-	"""Every run of configs/runs.toml, each checked whole."""
+	"""Every run of configs/runs.toml, each checked whole, every check it
+	expects to fail one its boots report."""
 	names = [l.name for l in lines]
 	runs = [parse_run(i, t, names) for i, t in enumerate(_load_toml('runs.toml').get('run', []))]
+	for r in runs:
+		for line in (l for l in lines if l.name in r.lines):
+			for v, e in r.kernels:
+				known = reportable(r, line, v)
+				for c in e.fail + e.may_fail:
+					if c not in known:
+						raise HarnessError(f'runs.toml: run {r.name}: kernels.{v}: {c}: no check a {v} '
+								   f'kernel of Linux {line.name} reports in this run')
 	for l in names:
 		mine = [r.name for r in runs if l in r.lines]
 		dup = {n for n in mine if mine.count(n) > 1}

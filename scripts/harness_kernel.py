@@ -21,7 +21,7 @@ import shutil
 import subprocess
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch
+from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch, series_patches  # noqa: F401
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text,
 			  note, output, run, stage)
 
@@ -31,16 +31,6 @@ from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cach
 HELPER_SYMBOL = 'ktime_stamp_ns'
 ATOMIC_CALLEE = re.compile(r'\sbl\s+([0-9a-f]+) <(__(?:cmpxchg|ll_sc|lse)\w*)>')
 IMAGE_FILES = f'the image, id, helper.dis ({HELPER_SYMBOL} and the {ATOMIC_CALLEE.pattern} it calls)'
-
-
-def series_patches(series_dir: str) -> List[str]:
-	"""The patches of the quilt series in SERIES_DIR, in order."""
-	out = []
-	for l in file_text(os.path.join(series_dir, 'series')).splitlines():
-		l = l.split('#', 1)[0].strip()
-		if l:
-			out.append(os.path.join(series_dir, l.split()[0]))
-	return out
 
 
 def patch_files(patches: Iterable[str]) -> List[str]:

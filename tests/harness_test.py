@@ -15,6 +15,7 @@ import contextlib
 import io
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -126,6 +127,15 @@ class Options(HarnessCase):
 		self.refused('boot-test', 'CONFIGS="rt" selects no run of Linux 6.1', KERNEL='6.1', CONFIGS='rt')
 		self.refused('check', 'selects no run of Linux 6.12', KERNEL='all', CONFIGS='rt')
 		self.refused('boot-test', "no run 'smpp2'", CONFIGS='smp2 smpp2')
+
+	def test_a_run_expecting_a_check_it_cannot_report_is_refused_before_any_work(self):
+		tables = temp_dir(self)
+		shutil.copy(os.path.join(TEST_TABLES, 'lines.toml'), tables)
+		with open(os.path.join(tables, 'runs.toml'), 'w') as f:
+			f.write('[[run]]\nname = "smp2"\nlines = ["7.3"]\nkernels.patched = { fail = ["load_ordr"] }\n')
+		with mock.patch.object(harness_config, 'TABLES', tables):
+			for c in self.COMMANDS:
+				self.refused(c, 'load_ordr')
 
 	def test_good_options_run_nothing(self):
 		status, out = self.harness('check-options', KERNEL='all', CONFIGS='smp2 jiffies')
@@ -249,6 +259,47 @@ class Runs(unittest.TestCase):
 			harness_config.load_runs(lines)
 		self.assertIn('two runs new of line 7.3', str(e.exception))
 
+	def load(self, *runs):
+		lines = harness_config.load_lines()
+		with mock.patch.object(harness_config, '_load_toml', return_value={'run': list(runs)}):
+			return harness_config.load_runs(lines)
+
+	def test_every_expected_failure_is_a_check_the_run_reports(self):
+		kunit = 'kunit:ktime_stamp_ns_concurrent_test'
+		ok = [{'patched': {'fail': ['load_order', kunit]}},
+		      {'base': {'may_fail': ['ack_order']}},
+		      {'patched': {'may_fail': ['client:keepalived']}, 'base': {'fail': ['client:extrace']}}]
+		for kernels in ok:
+			self.assertTrue(self.load({**self.GOOD, 'clients': True, 'kernels': kernels}))
+		bad = [{'patched': {'fail': ['load_ordr']}},
+		       {'patched': {'fail': ['kunit:ktime_stamp_ns_concurent_test']}},
+		       {'base': {'fail': [kunit]}},
+		       {'patched': {'fail': ['client:keepalive']}}]
+		for kernels in bad:
+			with self.assertRaises(HarnessError, msg=kernels):
+				self.load({**self.GOOD, 'clients': True, 'kernels': kernels})
+		with self.assertRaises(HarnessError):
+			self.load({**self.GOOD, 'kernels': {'patched': {'fail': ['client:keepalived']}}, 'clients': False})
+
+	def test_the_checks_the_selftest_and_clients_report(self):
+		"""SELFTEST_CHECKS and CLIENT_CHECKS: every result of a real boot,
+		and every name the programs print."""
+		with open(os.path.join(LOGS, 'x86_64-smp2-patched.log')) as f:
+			log = f.read()
+		selftest = log[log.index('cn_proc-selftest: start'):log.index('cn_proc-selftest: exit')]
+		clients = log[log.index('cn_proc-clients: start'):log.index('cn_proc-clients: exit')]
+		self.assertEqual(re.findall(r'^ok \d+ (\S+)', selftest, re.M), list(harness_config.SELFTEST_CHECKS))
+		self.assertEqual(re.findall(r'^ok \d+ (\S+)', clients, re.M), list(harness_config.CLIENT_CHECKS))
+		source = harness_util.file_text(os.path.join(TOP, harness_qemu.SELFTEST, 'cn_proc_test.c'))
+		for name in re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"', source):
+			self.assertIn(name, harness_config.SELFTEST_CHECKS)
+
+	def test_the_kunit_cases_are_the_series(self):
+		for line in harness_config.load_lines():
+			self.assertEqual(harness_config.kunit_cases(line.series_dir),
+					 ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
+					  'ktime_stamp_ns_clock_stalled_test', 'ktime_stamp_ns_concurrent_test'])
+
 	def init_check(self, params):
 		return subprocess.run(['sh', os.path.join(TOP, 'tests', 'init'), '--check'],
 				      env={'PATH': os.environ['PATH'], **params}, stdout=subprocess.PIPE, text=True)
@@ -321,8 +372,8 @@ class Cache(unittest.TestCase):
 	def test_an_entry_comes_back_whole(self):
 		ok, dest = self.get()
 		self.assertTrue(ok)
-		self.assertEqual(open(os.path.join(dest, 'bzImage'), 'rb').read(),
-				 open(os.path.join(self.src, 'bzImage'), 'rb').read())
+		with open(os.path.join(dest, 'bzImage'), 'rb') as a, open(os.path.join(self.src, 'bzImage'), 'rb') as b:
+			self.assertEqual(a.read(), b.read())
 		self.assertFalse(os.path.exists(os.path.join(dest, 'SHA256SUMS')))
 
 	def test_a_damaged_entry_is_not_used_and_is_replaced(self):
