@@ -145,8 +145,10 @@ class Harness:
 				ended = boot(argv, log, self.opts.boot_timeout)
 			res = harness_results.parse_log(log, not ended)
 			os.makedirs(os.path.join(results, arch.name), exist_ok=True)
-			harness_results.save(res, os.path.join(results, arch.name, b.name + '.json'))
-			judged[arch.name].append({'boot': b, 'res': res, 'why': harness_results.verdict(res, b)})
+			why = harness_results.verdict(res, b)
+			harness_results.save({**res, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
+					     os.path.join(results, arch.name, b.name + '.json'))
+			judged[arch.name].append({'boot': b, 'res': res, 'why': why})
 		ok = True
 		for a in archs:
 			title = f'Linux {line.name} ({tree.id}) on {a}, QEMU -accel {self.accel[a]}'

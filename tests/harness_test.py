@@ -13,6 +13,7 @@ unit-tests gives its path in KUNIT_TOOL (they are skipped without it).
 
 import contextlib
 import io
+import json
 import multiprocessing
 import os
 import re
@@ -110,23 +111,23 @@ class Options(HarnessCase):
 
 	def test_a_ksrc_that_does_not_exist_is_refused_by_every_command(self):
 		for c in self.COMMANDS:
-			self.refused(c, 'KSRC=/no/such/tree is not a kernel tree', KSRC='/no/such/tree')
+			self.refused(c, 'KSRC=/no/such/tree', KSRC='/no/such/tree')
 
 	def test_a_ksrc_that_is_no_kernel_tree_is_refused(self):
-		self.refused('boot-test', f'KSRC={self.tmp} is not a kernel tree', KSRC=self.tmp)
+		self.refused('boot-test', f'KSRC={self.tmp}', KSRC=self.tmp)
 
 	def test_a_line_with_no_series_is_refused(self):
 		for c in ('boot-test', 'static-checks', 'check'):
-			self.refused(c, 'no series for Linux 5.10', KERNEL='5.10')
+			self.refused(c, '5.10', KERNEL='5.10')
 
 	def test_ksrc_of_one_line_and_kernel_of_another_contradict(self):
-		self.refused('boot-test', 'is Linux 6.1, not KERNEL=7.3', KSRC=self.linux61, KERNEL='7.3')
-		self.refused('static-checks', 'is Linux 6.1, not KERNEL=all', KSRC=self.linux61, KERNEL='all')
+		self.refused('boot-test', 'KERNEL=7.3', KSRC=self.linux61, KERNEL='7.3')
+		self.refused('static-checks', 'KERNEL=all', KSRC=self.linux61, KERNEL='all')
 
 	def test_configs_that_selects_no_run_of_a_chosen_line_is_refused(self):
-		self.refused('boot-test', 'CONFIGS="rt" selects no run of Linux 6.1', KERNEL='6.1', CONFIGS='rt')
-		self.refused('check', 'selects no run of Linux 6.12', KERNEL='all', CONFIGS='rt')
-		self.refused('boot-test', "no run 'smpp2'", CONFIGS='smp2 smpp2')
+		self.refused('boot-test', 'CONFIGS', KERNEL='6.1', CONFIGS='rt')
+		self.refused('check', 'CONFIGS', KERNEL='all', CONFIGS='rt')
+		self.refused('boot-test', 'smpp2', CONFIGS='smp2 smpp2')
 
 	def test_a_run_expecting_a_check_it_cannot_report_is_refused_before_any_work(self):
 		tables = temp_dir(self)
@@ -144,28 +145,25 @@ class Options(HarnessCase):
 		self.assertEqual(status, 0, out)
 
 	def test_an_architecture_that_does_not_boot_is_refused(self):
-		self.refused('boot-test', 'ARCH=mips: not an architecture the boot test boots: arm64 x86_64',
-			     BOOT_ARCH='mips')
-		self.refused('check', 'ARCH=i386: not an architecture the boot test boots', BOOT_ARCH='i386')
+		self.refused('boot-test', 'ARCH=mips', BOOT_ARCH='mips')
+		self.refused('check', 'ARCH=i386', BOOT_ARCH='i386')
 
 	def test_arch_that_leaves_a_chosen_line_no_run_is_refused(self):
-		self.refused('boot-test', 'ARCH=arm64 CONFIGS="" selects no run of Linux 6.1',
-			     KERNEL='6.1', BOOT_ARCH='arm64')
-		self.refused('boot-test', 'ARCH=arm64 CONFIGS="smp2" selects no run', BOOT_ARCH='arm64', CONFIGS='smp2')
+		self.refused('boot-test', 'ARCH=arm64', KERNEL='6.1', BOOT_ARCH='arm64')
+		self.refused('boot-test', 'ARCH=arm64', BOOT_ARCH='arm64', CONFIGS='smp2')
 
 	def test_the_static_checks_refuse_arch(self):
-		self.refused('static-checks', 'ARCH=arm64: the static checks are every configuration', BOOT_ARCH='arm64')
+		self.refused('static-checks', 'ARCH=arm64', BOOT_ARCH='arm64')
 
 	def test_bench_measures_one_line_on_x86_64(self):
-		self.refused('bench', 'make bench measures one line', KERNEL='all')
-		self.refused('bench', 'CONFIGS=smp2: make bench boots runs of its own', CONFIGS='smp2')
-		self.refused('bench', 'ARCH=arm64: make bench boots x86_64', BOOT_ARCH='arm64')
+		self.refused('bench', 'KERNEL=all', KERNEL='all')
+		self.refused('bench', 'CONFIGS=smp2', CONFIGS='smp2')
+		self.refused('bench', 'ARCH=arm64', BOOT_ARCH='arm64')
 
 	def test_program_arguments_are_checked_as_the_programs_would(self):
-		for args, why in (('-n "5', '-n "5'), ('-n 0', 'at least 1'), ('-x 3', '-x is not one of'),
-				  ('-n', '-n needs a number'), ('-n 5x', 'a whole number')):
-			self.refused('boot-test', why, SELFTEST_ARGS=args)
-		self.refused('bench', 'STORM_ARGS="-n 3"', STORM_ARGS='-n 3')
+		for args in ('-n "5', '-n 0', '-x 3', '-n', '-n 5x'):
+			self.refused('boot-test', 'SELFTEST_ARGS', SELFTEST_ARGS=args)
+		self.refused('bench', 'STORM_ARGS', STORM_ARGS='-n 3')
 		status, out = self.harness('check-options', SELFTEST_ARGS='-w 2 -n50000 -t 60')
 		self.assertEqual(status, 0, out)
 
@@ -487,6 +485,16 @@ class Orchestration(HarnessCase):
 		     mock.patch.object(harness, 'boot', boot):
 			return self.harness('boot-test', commands=True, KERNEL='7.3', **env)
 
+	def verdicts(self):
+		"""Each boot's verdict, as boot-test saved it: (kind, about) of each
+		reason."""
+		d = os.path.join(self.env['OUT'], '7.3', 'results', 'x86_64')
+		out = {}
+		for f in sorted(os.listdir(d)):
+			with open(os.path.join(d, f)) as fh:
+				out[f[:-len('.json')]] = [(w['kind'], w['about']) for w in json.load(fh)['verdict']]
+		return out
+
 	def test_what_is_built_and_booted(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-base.log' if name.endswith('base')
 					     else 'x86_64-smp2-patched.log',
@@ -497,21 +505,19 @@ class Orchestration(HarnessCase):
 		self.assertEqual([a[a.index('-smp') + 1] for a in self.argvs], ['2', '2', '1'])
 		self.assertEqual(self.argvs[0][self.argvs[0].index('-append') + 1],
 				 'console=ttyS0 panic=-1 kunit.filter=speed>slow cnproc_clients=1 cnproc_args="-n 500"')
-		self.assertIn('on x86_64, QEMU -accel tcg,thread=multi: 3 of 3 boots as expected', out)
-		self.assertIn('boot test: passed for 7.3', out)
+		self.assertEqual(self.verdicts(), {'smp2.base': [], 'smp2.patched': [], 'smp1.patched': []})
 
 	def test_a_boot_that_is_not_as_expected_fails_the_line(self):
 		status, out = self.boot_test(lambda name: 'x86_64-jiffies-base.log', CONFIGS='jiffies')
 		self.assertEqual(status, 1)
-		self.assertIn('UNEXPECTED: jiffies patched: no KUnit results; load_order failed; load_unique failed', out)
-		self.assertIn('1 of 2 boots as expected', out)
-		self.assertIn('boot test failed for: 7.3', out)
+		self.assertEqual(self.verdicts(), {'jiffies.base': [], 'jiffies.patched': [
+			('no_kunit', ''), ('failed', 'load_order'), ('failed', 'load_unique')]})
 		self.assertNotIn('passed', out)
 
 	def test_a_hung_boot_fails(self):
 		status, out = self.boot_test(lambda name: 'selftest-unfinished.log', ended=False, CONFIGS='smp1')
 		self.assertEqual(status, 1)
-		self.assertIn('boot timed out', out)
+		self.assertEqual(self.verdicts()['smp1.patched'][0], ('timed_out', ''))
 
 	def test_mutants_are_built_after_the_series(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', CONFIGS='mutant-domains jiffies')
