@@ -2,7 +2,7 @@
 """What the harness is asked to do, as typed data validated once, before
 anything is fetched or built:
 
-  Options   the make variables (environment) of one command
+  Options   the options of one command (harness.py's flags)
   Line      a kernel line of configs/lines.toml: its Debian package, its
             series, its static checks
   Arch      an architecture, configs/arch/NAME.py (cf. kunit_tool's
@@ -163,7 +163,7 @@ def _flavour(where: str, name: str) -> str:
 
 def _positive(name: str, value: str) -> int:
 	if not re.fullmatch(r'[1-9][0-9]*', value):
-		raise HarnessError(f'{name}={value}: a whole number, at least 1')
+		raise HarnessError(f'{name} {value}: a whole number, at least 1')
 	return int(value)
 
 
@@ -176,16 +176,16 @@ def parse_getopt_numbers(name: str, value: str, letters: str) -> List[str]:
 	while i < len(words):
 		m = re.fullmatch(r'-([a-z])(.*)', words[i])
 		if not m or m.group(1) not in letters:
-			raise HarnessError(f'{name}="{value}": {words[i]} is not one of '
+			raise HarnessError(f'{name} "{value}": {words[i]} is not one of '
 					   + ' '.join(f'-{l} N' for l in letters))
 		num = m.group(2)
 		if not num:
 			i += 1
 			if i == len(words):
-				raise HarnessError(f'{name}="{value}": -{m.group(1)} needs a number')
+				raise HarnessError(f'{name} "{value}": -{m.group(1)} needs a number')
 			num = words[i]
 		if not re.fullmatch(r'[1-9][0-9]*', num):
-			raise HarnessError(f'{name}="{value}": -{m.group(1)} {num}: a whole number, at least 1')
+			raise HarnessError(f'{name} "{value}": -{m.group(1)} {num}: a whole number, at least 1')
 		i += 1
 	return words
 
@@ -197,60 +197,67 @@ STORM_OPTIONS = 'wtr'		# workers, seconds per round, rounds
 
 @dataclasses.dataclass
 class Options:
-	"""The make variables (environment) of one command, checked whole."""
-	kernel: str = ''
+	"""The options of one command (scripts/harness.py's flags, which the
+	Makefile's variables become), checked whole. The defaults here are
+	the only ones: -h prints them from these fields."""
+	kernel: str = ''		# the lines; '' is the newest (check: all)
 	ksrc: str = ''
-	configs: Tuple[str, ...] = ()
-	arch: str = ''			# make's ARCH, as BOOT_ARCH
+	configs: Tuple[str, ...] = ()	# runs of configs/runs.toml; () is every one
+	arch: str = ''			# the boots' architecture; '' is every one
 	selftest_args: Tuple[str, ...] = ()
-	out: str = ''
-	jobs: int = 1
+	out: str = os.path.join(TOP, 'out')
+	jobs: int = os.cpu_count() or 1
 	boot_timeout: int = 300
-	debs_mirror: str = ''
+	debs_mirror: str = ''		# '' is the machine's apt mirror
 	clients_suite: str = 'bookworm'
 	bench_pairs: int = 10
 	bench_cpus: int = 2
-	storm_args: Tuple[str, ...] = ()
+	storm_args: Tuple[str, ...] = ('-w', '4', '-t', '3', '-r', '3')
+	dry_run: bool = False
 
 	@classmethod
-	def from_env(cls, env: Optional[dict] = None) -> 'Options':
-		env = os.environ if env is None else env
+	def parse(cls, **given: Optional[str]) -> 'Options':
+		"""Options from the flags GIVEN (strings as on the command line,
+		None for one not given), or HarnessError naming the first that
+		cannot be honoured."""
 		o = cls()
-		o.kernel = env.get('KERNEL', '').strip()
-		o.ksrc = env.get('KSRC', '')
-		o.configs = tuple(env.get('CONFIGS', '').split())
-		o.arch = env.get('BOOT_ARCH', '')
+		g = {k: v for k, v in given.items() if v is not None}
+		unknown = set(g) - {f.name for f in dataclasses.fields(cls)}
+		assert not unknown, unknown
+		o.kernel = g.get('kernel', o.kernel).strip()
+		o.ksrc = g.get('ksrc', o.ksrc)
+		o.configs = tuple(g['configs'].split()) if 'configs' in g else o.configs
+		o.arch = g.get('arch', o.arch)
 		if o.arch and o.arch not in booting_arches():
-			raise HarnessError(f'ARCH={o.arch}: not an architecture the boot test boots: '
+			raise HarnessError(f'--arch {o.arch}: not an architecture the boot test boots: '
 					   + ' '.join(booting_arches()))
-		o.selftest_args = tuple(parse_getopt_numbers('SELFTEST_ARGS', env.get('SELFTEST_ARGS', ''),
-							     SELFTEST_OPTIONS))
-		o.out = os.path.realpath(env.get('OUT') or os.path.join(TOP, 'out'))
-		o.jobs = _positive('JOBS', env.get('JOBS') or str(os.cpu_count() or 1))
-		o.boot_timeout = _positive('BOOT_TIMEOUT', env.get('BOOT_TIMEOUT') or '300')
-		o.debs_mirror = env.get('DEBS_MIRROR', '')
+		if 'selftest_args' in g:
+			o.selftest_args = tuple(parse_getopt_numbers('--selftest-args', g['selftest_args'], SELFTEST_OPTIONS))
+		o.out = os.path.realpath(g.get('out') or o.out)
+		for name in ('jobs', 'boot_timeout', 'bench_pairs', 'bench_cpus'):
+			if name in g:
+				setattr(o, name, _positive('--' + name.replace('_', '-'), g[name]))
+		o.debs_mirror = g.get('debs_mirror', o.debs_mirror)
 		if o.debs_mirror and not re.fullmatch(r'https?://[^\s"\']+', o.debs_mirror):
-			raise HarnessError(f'DEBS_MIRROR={o.debs_mirror}: not an http(s) URL')
-		o.clients_suite = env.get('CLIENTS_SUITE') or 'bookworm'
+			raise HarnessError(f'--debs-mirror {o.debs_mirror}: not an http(s) URL')
+		o.clients_suite = g.get('clients_suite') or o.clients_suite
 		if not re.fullmatch(r'[a-z][a-z0-9-]*', o.clients_suite):
-			raise HarnessError(f'CLIENTS_SUITE={o.clients_suite}: not a Debian suite name')
-		o.bench_pairs = _positive('BENCH_PAIRS', env.get('BENCH_PAIRS') or '10')
-		o.bench_cpus = _positive('BENCH_CPUS', env.get('BENCH_CPUS') or '2')
-		o.storm_args = tuple(parse_getopt_numbers('STORM_ARGS',
-							  env.get('STORM_ARGS') or '-w 4 -t 3 -r 3',
-							  STORM_OPTIONS))
+			raise HarnessError(f'--clients-suite {o.clients_suite}: not a Debian suite name')
+		if 'storm_args' in g:
+			o.storm_args = tuple(parse_getopt_numbers('--storm-args', g['storm_args'], STORM_OPTIONS))
+		o.dry_run = bool(g.get('dry_run', o.dry_run))
 		return o
 
 
 def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
-	"""The lines a command works on: KERNEL (a list, or all; the newest by
-	default), or the one whose version KSRC's Makefile has."""
+	"""The lines a command works on: --kernel (a list, or all; the newest
+	by default), or the one whose version --ksrc's Makefile has."""
 	names = [l.name for l in lines]
 	want = opts.kernel
 	if opts.ksrc:
 		mk = os.path.join(opts.ksrc, 'Makefile')
 		if not (os.path.isfile(mk) and os.path.isdir(os.path.join(opts.ksrc, 'kernel'))):
-			raise HarnessError(f'KSRC={opts.ksrc} is not a kernel tree (give the top '
+			raise HarnessError(f'--ksrc {opts.ksrc} is not a kernel tree (give the top '
 					   'directory of a Linux source tree)')
 		with open(mk, errors='replace') as f:
 			text = f.read()
@@ -258,16 +265,16 @@ def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
 		p = re.search(r'^PATCHLEVEL = (\d+)', text, re.M)
 		version = f'{v.group(1) if v else "?"}.{p.group(1) if p else "?"}'
 		if want and want != version:
-			raise HarnessError(f'KSRC={opts.ksrc} is Linux {version}, not KERNEL={want}: '
-					   f'give one of them, or KERNEL={version}')
+			raise HarnessError(f'--ksrc {opts.ksrc} is Linux {version}, not --kernel {want}: '
+					   f'give one of them, or --kernel {version}')
 		want = version
 	if not want:
 		want = names[0]
 	chosen = names if want == 'all' else want.split()
 	for n in chosen:
 		if n not in names:
-			raise HarnessError(f'no series for Linux {n} ({"KSRC=" + opts.ksrc + ", " if opts.ksrc else ""}'
-					   f'KERNEL={opts.kernel}); lines: {" ".join(names)} or all')
+			raise HarnessError(f'no series for Linux {n} ({"--ksrc " + opts.ksrc + ", " if opts.ksrc else ""}'
+					   f'--kernel {opts.kernel}); lines: {" ".join(names)} or all')
 	return [l for l in lines if l.name in chosen]
 
 
@@ -482,8 +489,8 @@ class Boot:
 
 
 def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> Dict[str, List[Boot]]:
-	"""The boots of each chosen line that CONFIGS and ARCH select (all by
-	default); every chosen line must keep one, every CONFIGS name be a run
+	"""The boots of each chosen line that --configs and --arch select (all
+	by default); every chosen line must keep one, every --configs name a run
 	of a chosen line."""
 	boots = {}
 	for line in lines:
@@ -492,13 +499,13 @@ def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> D
 			  and (not opts.arch or r.arch == opts.arch)]
 		if not chosen:
 			raise HarnessError(
-				f'{"ARCH=" + opts.arch + " " if opts.arch else ""}CONFIGS="{" ".join(opts.configs)}" '
+				f'{"--arch " + opts.arch + " " if opts.arch else ""}--configs "{" ".join(opts.configs)}" '
 				f'selects no run of Linux {line.name}; its runs: {" ".join(r.name for r in mine)}')
 		boots[line.name] = [Boot(line.name, r, v, e) for r in chosen for v, e in r.kernels]
 	known = {r.name for r in runs for l in lines if l.name in r.lines
 		 and (not opts.arch or r.arch == opts.arch)}
 	for c in opts.configs:
 		if c not in known:
-			raise HarnessError(f'CONFIGS: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
+			raise HarnessError(f'--configs: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
 					   f'{" on " + opts.arch if opts.arch else ""} in configs/runs.toml')
 	return boots

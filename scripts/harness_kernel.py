@@ -202,9 +202,13 @@ class Tree:
 			self.overlay(mutant_patch(variant, self.opts.out))
 
 
+def source_argv(line: Line) -> List[str]:
+	return [os.path.join(SCRIPTS, 'source.sh'), line.package, line.suite]
+
+
 def fetch_source(line: Line, opts: Options) -> str:
 	"""The line's pristine source in the cache (scripts/source.sh)."""
-	argv = [os.path.join(SCRIPTS, 'source.sh'), line.package, line.suite]
+	argv = source_argv(line)
 	print(f'  $ {shlex.join(argv)}', flush=True)
 	res = subprocess.run(argv, stdout=subprocess.PIPE, text=True,
 			     env=dict(os.environ, OUT=opts.out, DEBS_MIRROR=opts.debs_mirror))
@@ -340,6 +344,12 @@ def helper_disassembly(arch: Arch, vmlinux: str) -> str:
 	return text
 
 
+def build_order(kernels: Iterable[Tuple[str, str, str]]) -> List[Tuple[str, str, str]]:
+	"""(arch, flavour, variant) of each kernel once: base first, then the
+	series, then each mutant, so that the tree moves as little as it can."""
+	return sorted(set(kernels), key=lambda k: (k[2] != 'base', k[2] != 'patched', k[2], k[0], k[1]))
+
+
 class Kernels:
 	"""The kernels of one line: configured, built (or copied from the
 	cache), each in OUT/LINE/kernels/ARCH/FLAVOUR/VARIANT."""
@@ -391,13 +401,18 @@ class Kernels:
 		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: from the cache ({key})')
 		return True
 
+	def build_argv(self, arch: Arch, flavour: str) -> List[str]:
+		"""make of an image, in the build directory of ARCH and FLAVOUR."""
+		return kmake_argv(self.tree.path, self.build_dir(arch.name, flavour), arch, self.opts.jobs,
+				  os.path.basename(arch.kernel_path))
+
 	def build(self, arch: Arch, flavour: str, variant: str) -> None:
 		"""Build the image (the tree is at VARIANT) and cache it, with the
 		disassembly of the series' helper where there is one."""
 		build = self.build_dir(arch.name, flavour)
 		log = os.path.join(self.tree.logs, f'build-{arch.name}-{flavour}-{variant}.log')
-		run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, os.path.basename(arch.kernel_path)),
-		    log=log, what=f'{self.tree.line.name} {arch.name} {flavour} {variant} kernel build')
+		run(self.build_argv(arch, flavour), log=log,
+		    what=f'{self.tree.line.name} {arch.name} {flavour} {variant} kernel build')
 		objs = len(re.findall(r'^  (CC|AS|LD|AR) ', file_text(log), re.M))
 		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: {objs} objects rebuilt')
 		d = self.image_dir(arch.name, flavour, variant)
@@ -415,7 +430,7 @@ class Kernels:
 	def ensure(self, kernels: Iterable[Tuple[str, str, str]]) -> None:
 		"""Configure and build what is missing: base first, then the series,
 		then each mutant, so the tree moves as little as it can."""
-		kernels = sorted(set(kernels), key=lambda k: (k[2] != 'base', k[2] != 'patched', k[2], k[0], k[1]))
+		kernels = build_order(kernels)
 		line = self.tree.line.name
 		for arch, flavour in dict.fromkeys((a, f) for a, f, _ in kernels):
 			with stage(f'{line}: config {arch} {flavour}'):

@@ -54,9 +54,9 @@ RESULTS = ("Never", "Sometimes", "Always")
 
 
 def cache_dir():
-	"""The harness's cache, as lib.sh has it."""
-	base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-	return Path(base) / "cn-proc-timestamps"
+	"""The harness's cache (harness_util.cache_dir())."""
+	from harness_util import cache_dir
+	return Path(cache_dir())
 
 
 class Error(Exception):
@@ -365,8 +365,8 @@ def main(argv=None):
 	sub = ap.add_subparsers(dest="command", required=True)
 	run = sub.add_parser("run", help="run the litmus tests")
 	run.add_argument("--tree", required=True, help="kernel tree whose tools/memory-model to use")
-	run.add_argument("-j", "--jobs", type=int, default=int(os.environ.get("JOBS") or os.cpu_count() or 1),
-					 help="herd7 runs at a time (JOBS, else the number of CPUs)")
+	run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+					 help="herd7 runs at a time (default: the number of CPUs)")
 	run.add_argument("tests", nargs="*", help="litmus files (default: tests/litmus/*.litmus)")
 	run.set_defaults(func=cmd_run)
 	seq = sub.add_parser("arm64-sequence", help="check the helper's arm64 atomics")

@@ -106,11 +106,10 @@ class UnitTests(HarnessCase):
 					f.write('....ss\n---\nRan 6 tests in 0.1s\n\nOK (skipped=2)\n')
 			return completed(argv)
 		out = io.StringIO()
-		with mock.patch.dict(os.environ, self.env), \
-		     mock.patch.object(harness, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
+		with mock.patch.object(harness, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
 		     mock.patch.object(harness, 'cached_source', return_value=cached), \
 		     mock.patch.object(harness, 'run', run), contextlib.redirect_stdout(out):
-			h = harness.Harness()
+			h = harness.Harness(harness_config.Options.parse(out=self.env['OUT']))
 			try:
 				status = h.unit_tests(required=required)
 			except HarnessError:
@@ -583,7 +582,7 @@ class Arm64Helper(HarnessCase):
 		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o: 'initrd'), \
 		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
 		     mock.patch.object(harness, 'boot', boot):
-			return self.harness('boot-test', commands=True, KERNEL='7.3', BOOT_ARCH='arm64', CONFIGS='arm64-lse')
+			return self.harness('boot-test', commands=True, KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-lse')
 
 	def test_the_modelled_atomics_pass(self):
 		with open(os.path.join(TOP, 'tests/litmus/samples/ktime_stamp_ns.arm64.objdump')) as f:

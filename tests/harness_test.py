@@ -73,26 +73,28 @@ class HarnessCase(unittest.TestCase):
 	def setUp(self):
 		self.tmp = temp_dir(self)
 		self.env = {'OUT': os.path.join(self.tmp, 'out'), 'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')}
-		for k in ('KSRC', 'KERNEL', 'CONFIGS', 'BOOT_ARCH', 'SELFTEST_ARGS', 'STORM_ARGS', 'JOBS',
-			  'BOOT_TIMEOUT', 'BENCH_PAIRS', 'BENCH_CPUS', 'DEBS_MIRROR', 'CLIENTS_SUITE'):
-			self.env[k] = ''
 		# A kernel tree of Linux 6.1, as far as the options are concerned.
 		self.linux61 = os.path.join(self.tmp, 'linux-6.1')
 		os.makedirs(os.path.join(self.linux61, 'kernel'))
 		with open(os.path.join(self.linux61, 'Makefile'), 'w') as f:
 			f.write('VERSION = 6\nPATCHLEVEL = 1\n')
 
-	def harness(self, command, commands=False, **env):
-		"""harness.py COMMAND with ENV: (exit status, output). Unless
-		COMMANDS, a command it runs fails the test."""
+	def harness(self, command, commands=False, *args, **variables):
+		"""harness.py COMMAND with the flags that the make VARIABLES (and
+		the test's OUT) become, as the Makefile maps them, and ARGS: (exit
+		status, output). Unless COMMANDS, a command it runs fails the
+		test."""
+		variables = {**self.env, **variables}
+		flags = [f'--{v.lower().replace("_", "-")}={x}' for v, x in variables.items()
+			 if v != 'XDG_CACHE_HOME' and x]
 		out = io.StringIO()
 		with contextlib.ExitStack() as stack:
-			stack.enter_context(mock.patch.dict(os.environ, {**self.env, **env}))
+			stack.enter_context(mock.patch.dict(os.environ, {'XDG_CACHE_HOME': self.env['XDG_CACHE_HOME']}))
 			if not commands:
 				stack.enter_context(mock.patch('subprocess.Popen', side_effect=no_commands))
 			stack.enter_context(contextlib.redirect_stdout(out))
 			stack.enter_context(contextlib.redirect_stderr(out))
-			status = harness.main([command])
+			status = harness.main([command, *args, *flags])
 		return status, out.getvalue()
 
 	def refused(self, command, word, **env):
@@ -111,22 +113,22 @@ class Options(HarnessCase):
 
 	def test_a_ksrc_that_does_not_exist_is_refused_by_every_command(self):
 		for c in self.COMMANDS:
-			self.refused(c, 'KSRC=/no/such/tree', KSRC='/no/such/tree')
+			self.refused(c, '--ksrc /no/such/tree', KSRC='/no/such/tree')
 
 	def test_a_ksrc_that_is_no_kernel_tree_is_refused(self):
-		self.refused('boot-test', f'KSRC={self.tmp}', KSRC=self.tmp)
+		self.refused('boot-test', f'--ksrc {self.tmp}', KSRC=self.tmp)
 
 	def test_a_line_with_no_series_is_refused(self):
 		for c in ('boot-test', 'static-checks', 'check'):
 			self.refused(c, '5.10', KERNEL='5.10')
 
 	def test_ksrc_of_one_line_and_kernel_of_another_contradict(self):
-		self.refused('boot-test', 'KERNEL=7.3', KSRC=self.linux61, KERNEL='7.3')
-		self.refused('static-checks', 'KERNEL=all', KSRC=self.linux61, KERNEL='all')
+		self.refused('boot-test', '--kernel 7.3', KSRC=self.linux61, KERNEL='7.3')
+		self.refused('static-checks', '--kernel all', KSRC=self.linux61, KERNEL='all')
 
 	def test_configs_that_selects_no_run_of_a_chosen_line_is_refused(self):
-		self.refused('boot-test', 'CONFIGS', KERNEL='6.1', CONFIGS='rt')
-		self.refused('check', 'CONFIGS', KERNEL='all', CONFIGS='rt')
+		self.refused('boot-test', '--configs', KERNEL='6.1', CONFIGS='rt')
+		self.refused('check', '--configs', KERNEL='all', CONFIGS='rt')
 		self.refused('boot-test', 'smpp2', CONFIGS='smp2 smpp2')
 
 	def test_a_run_expecting_a_check_it_cannot_report_is_refused_before_any_work(self):
@@ -141,46 +143,58 @@ class Options(HarnessCase):
 	def test_good_options_run_nothing(self):
 		status, out = self.harness('check-options', KERNEL='all', CONFIGS='smp2 jiffies')
 		self.assertEqual(status, 0, out)
-		status, out = self.harness('check-options', KERNEL='7.3', BOOT_ARCH='arm64', CONFIGS='arm64-llsc')
+		status, out = self.harness('check-options', KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-llsc')
 		self.assertEqual(status, 0, out)
 
 	def test_an_architecture_that_does_not_boot_is_refused(self):
-		self.refused('boot-test', 'ARCH=mips', BOOT_ARCH='mips')
-		self.refused('check', 'ARCH=i386', BOOT_ARCH='i386')
+		self.refused('boot-test', '--arch mips', ARCH='mips')
+		self.refused('check', '--arch i386', ARCH='i386')
 
 	def test_arch_that_leaves_a_chosen_line_no_run_is_refused(self):
-		self.refused('boot-test', 'ARCH=arm64', KERNEL='6.1', BOOT_ARCH='arm64')
-		self.refused('boot-test', 'ARCH=arm64', BOOT_ARCH='arm64', CONFIGS='smp2')
+		self.refused('boot-test', '--arch arm64', KERNEL='6.1', ARCH='arm64')
+		self.refused('boot-test', '--arch arm64', ARCH='arm64', CONFIGS='smp2')
 
 	def test_the_static_checks_refuse_arch(self):
-		self.refused('static-checks', 'ARCH=arm64', BOOT_ARCH='arm64')
+		self.refused('static-checks', '--arch', ARCH='arm64')
 
 	def test_bench_measures_one_line_on_x86_64(self):
-		self.refused('bench', 'KERNEL=all', KERNEL='all')
-		self.refused('bench', 'CONFIGS=smp2', CONFIGS='smp2')
-		self.refused('bench', 'ARCH=arm64', BOOT_ARCH='arm64')
+		self.refused('bench', '--kernel all', KERNEL='all')
+		self.refused('bench', '--configs', CONFIGS='smp2')
+		self.refused('bench', '--arch', ARCH='arm64')
 
 	def test_program_arguments_are_checked_as_the_programs_would(self):
 		for args in ('-n "5', '-n 0', '-x 3', '-n', '-n 5x'):
-			self.refused('boot-test', 'SELFTEST_ARGS', SELFTEST_ARGS=args)
-		self.refused('bench', 'STORM_ARGS', STORM_ARGS='-n 3')
+			self.refused('boot-test', '--selftest-args', SELFTEST_ARGS=args)
+		self.refused('bench', '--storm-args', STORM_ARGS='-n 3')
 		status, out = self.harness('check-options', SELFTEST_ARGS='-w 2 -n50000 -t 60')
 		self.assertEqual(status, 0, out)
 
 	def test_numeric_and_other_options_are_checked(self):
 		for name, value in (('JOBS', '0'), ('BOOT_TIMEOUT', 'x'), ('BENCH_PAIRS', '0'), ('BENCH_CPUS', '-1'),
 				    ('DEBS_MIRROR', 'ftp://x'), ('CLIENTS_SUITE', 'Bookworm!')):
-			self.refused('boot-test', f'{name}={value}', **{name: value})
+			self.refused('bench', f'--{name.lower().replace("_", "-")} {value}', **{name: value})
 
-	def test_every_option_is_in_the_readme(self):
-		import re
-		read = set(re.findall(r"env\.get\('([A-Z_]+)'", harness_util.file_text(harness_config.__file__)))
+	def test_every_option_is_a_make_variable_in_the_readme(self):
 		options = harness_util.file_text(os.path.join(TOP, 'README'))
 		options = options[options.index('\nOptions'):options.index('\nOther targets')]
-		self.assertTrue(read)
-		for v in read:
-			v = 'ARCH' if v == 'BOOT_ARCH' else v	# make's ARCH, given as BOOT_ARCH
+		makefile = harness_util.file_text(os.path.join(TOP, 'Makefile'))
+		for f in harness.FLAGS:
+			v = f.upper()
 			self.assertRegex(options, rf'\n +{v}=', f'{v} is not in the README\'s option list')
+			self.assertIn(f"flag,{v},{f.replace('_', '-')})", makefile, f'the Makefile does not map {v}')
+
+	def test_help_lists_every_option_with_its_default(self):
+		status, out = self.harness('-h')
+		self.assertEqual(status, 0)
+		for f in harness.FLAGS:
+			self.assertIn('--' + f.replace('_', '-'), out)
+		for default in ('300', 'bookworm', '-w 4 -t 3 -r 3'):
+			self.assertIn(f'(default: {default})', out)
+		for c, (_, flags, _) in harness.COMMANDS.items():
+			status, out = self.harness(c, False, '-h')
+			self.assertEqual(status, 0)
+			for f in harness.GENERAL + flags:
+				self.assertIn('--' + f.replace('_', '-'), out)
 
 
 class Runs(unittest.TestCase):
@@ -453,7 +467,7 @@ class Orchestration(HarnessCase):
 	"""make boot-test on a mocked kernel tree: what is built in which order,
 	the QEMU command lines, and the exit status."""
 
-	def boot_test(self, log_of, ended=True, **env):
+	def boot_test(self, log_of, ended=True, command=('boot-test',), **env):
 		self.built, self.argvs, self.moves = [], [], []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
@@ -478,12 +492,15 @@ class Orchestration(HarnessCase):
 		     mock.patch.object(harness_kernel.Tree, 'at', lambda t, v: self.moves.append(v)), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: self.moves.append('patched')), \
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
-		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
 		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o: 'initrd'), \
 		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
-		     mock.patch.object(harness, 'boot', boot):
-			return self.harness('boot-test', commands=True, KERNEL='7.3', **env)
+		     mock.patch.object(harness, 'boot', boot), contextlib.ExitStack() as stack:
+			if command[0] == 'boot-test':	# boot's test decides what the cache has
+				stack.enter_context(mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False))
+			if command[0] == 'boot-test':
+				env.setdefault('KERNEL', '7.3')
+			return self.harness(command[0], True, *command[1:], **env)
 
 	def verdicts(self):
 		"""Each boot's verdict, as boot-test saved it: (kind, about) of each
@@ -519,25 +536,55 @@ class Orchestration(HarnessCase):
 		self.assertEqual(status, 1)
 		self.assertEqual(self.verdicts()['smp1.patched'][0], ('timed_out', ''))
 
+	def test_boot_takes_one_kernel_from_the_cache(self):
+		for present, status_wanted, boots in ((True, 0, 1), (False, 1, 0)):
+			with mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: present):
+				status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', command=('boot', '6.1', 'smp2',
+													  'patched'))
+			self.assertEqual(status, status_wanted, out)
+			self.assertEqual((self.built, len(self.argvs)), ([], boots))
+		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
+		self.assertNotEqual(self.harness('boot', False, '6.1', 'rt', 'patched')[0], 0)
+
 	def test_mutants_are_built_after_the_series(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', CONFIGS='mutant-domains jiffies')
 		self.assertEqual(self.built, [('x86_64', 'default', 'base'), ('x86_64', 'default', 'patched'),
 					      ('x86_64', 'default', 'per-cpu-domains')])
 
 
-class Makefile(unittest.TestCase):
-	def make_env(self, *args, **env):
-		with tempfile.NamedTemporaryFile('w', suffix='.mk') as mk:
-			mk.write('env:\n\t@env | grep -E "ARCH=" | sort\n')
-			mk.flush()
-			return subprocess.run(['make', '-s', '-C', TOP, '-f', 'Makefile', '-f', mk.name, *args, 'env'],
-					      env={**os.environ, **env}, stdout=subprocess.PIPE, text=True).stdout.strip()
+class DryRun(HarnessCase):
+	def test_every_make_and_qemu_command_printed_none_run(self):
+		status, out = self.harness('boot-test', False, '--dry-run', KERNEL='7.3', CONFIGS='smp2 arm64-llsc')
+		self.assertEqual(status, 0, out)
+		commands = [l.strip()[2:].split() for l in out.splitlines() if l.strip().startswith('$ ')]
+		qemu = [c for c in commands if c[0].startswith('qemu-system-')]
+		self.assertEqual([(c[0], c[c.index('-kernel') + 1].split('/')[-2]) for c in qemu],
+				 [('qemu-system-x86_64', 'base'), ('qemu-system-x86_64', 'patched'),
+				  ('qemu-system-aarch64', 'patched')])
+		builds = [c[-1] for c in commands if c[0] == 'make']
+		self.assertEqual(builds, ['tinyconfig', 'olddefconfig', 'tinyconfig', 'olddefconfig', 'bzImage', 'Image',
+					  'bzImage', 'headers', 'headers'])
+		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 
-	def test_arch_reaches_the_harness_as_boot_arch_and_no_kernel_make(self):
-		self.assertEqual(self.make_env('ARCH=arm64'), 'BOOT_ARCH=arm64')
+
+class Makefile(unittest.TestCase):
+	"""make's variables become the harness's flags, and nothing else
+	reaches it: what make would run (make -n)."""
+
+	def harness_line(self, *args, **env):
+		env = {k: v for k, v in os.environ.items() if k not in ('ARCH', 'KERNEL', 'CONFIGS', 'OUT')} | env
+		out = subprocess.run(['make', '-n', '-s', '-C', TOP, 'boot-test', *args], env=env,
+				     stdout=subprocess.PIPE, text=True).stdout
+		return [l for l in out.splitlines() if 'harness.py boot-test' in l][0]
+
+	def test_variables_become_flags(self):
+		line = self.harness_line('ARCH=arm64', 'CONFIGS=arm64-lse arm64-llsc', KERNEL='7.3')
+		self.assertIn("--arch='arm64'", line)
+		self.assertIn("--configs='arm64-lse arm64-llsc'", line)
+		self.assertIn("--kernel='7.3'", line)
 
 	def test_an_arch_in_the_environment_is_kbuilds_and_ignored(self):
-		self.assertEqual(self.make_env(ARCH='arm'), 'BOOT_ARCH=')
+		self.assertNotIn('--arch', self.harness_line(ARCH='arm'))
 
 
 if __name__ == '__main__':
