@@ -57,6 +57,7 @@ class Check(HarnessCase):
 		def step(name):
 			def f(h, **kwargs):
 				self.calls.append((name, kwargs))
+				self.lines = [l.name for l in h.lines]
 				return 1 if name == fail else 0
 			return f
 		with contextlib.ExitStack() as stack:
@@ -72,6 +73,8 @@ class Check(HarnessCase):
 		self.assertEqual(dict(self.calls)['file_diffs'], {'check': True})
 		# The unit tests of make check need kunit_parser: never skipped.
 		self.assertEqual(dict(self.calls)['unit_tests'], {'required': True})
+		# Every line by default.
+		self.assertEqual(self.lines, [l.name for l in harness_config.load_lines()])
 
 	def test_the_first_failed_step_ends_it(self):
 		for i, name in enumerate(self.STEPS):
