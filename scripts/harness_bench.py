@@ -32,7 +32,7 @@ from typing import List
 
 import bench_native
 import bench_report
-from bench_report import DESIGNS, ReportError
+from bench_report import DESIGNS
 from harness_config import load_arch
 from harness_kernel import Kernels, Tree
 from harness_qemu import KVM, TCG, boot, build_initramfs, qemu_argv
@@ -134,16 +134,10 @@ def bench(h) -> int:
 			for design in order:
 				lines, _ = boot_design(design, f'storm-{name}-{r + 1}-{design}',
 						       ['cnproc_run=storm', f'cnproc_args="{" ".join(storm_args)}"'], acc, extra)
-				try:
-					results[design] = bench_report.storm_results(lines, f'storm-{name}-{r + 1}-{design}')
-				except ReportError as e:
-					raise HarnessError(str(e)) from None
+				results[design] = bench_report.storm_results(lines, f'storm-{name}-{r + 1}-{design}')
 			rounds.append(results)
-		try:
-			report += bench_report.storm_table(name, ' '.join([acc, *extra]), rounds,
-							   bench_report.effects(native_lines, name))
-		except ReportError as e:
-			raise HarnessError(str(e)) from None
+		report += bench_report.storm_table(name, ' '.join([acc, *extra]), rounds,
+						   bench_report.effects(native_lines, name))
 	text = '\n'.join(report) + '\n'
 	with open(os.path.join(out, 'report.md'), 'w') as f:
 		f.write(text)

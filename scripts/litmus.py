@@ -59,8 +59,9 @@ def cache_dir():
 	return Path(cache_dir())
 
 
-class Error(Exception):
-	"""A problem that ends the command: one line, for "error: ..."."""
+# A problem that ends the command: one line, for "error: ..." (the
+# harness's one error type).
+from harness_util import HarnessError as Error  # noqa: E402
 
 
 # ---- herd7 --------------------------------------------------------------
