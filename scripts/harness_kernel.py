@@ -18,7 +18,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch, series_patches  # noqa: F401
@@ -208,10 +207,7 @@ def source_argv(line: Line) -> List[str]:
 
 def fetch_source(line: Line, opts: Options) -> str:
 	"""The line's pristine source in the cache (scripts/source.sh)."""
-	argv = source_argv(line)
-	print(f'  $ {shlex.join(argv)}', flush=True)
-	res = subprocess.run(argv, stdout=subprocess.PIPE, text=True,
-			     env=dict(os.environ, OUT=opts.out, DEBS_MIRROR=opts.debs_mirror))
+	res = run(source_argv(line), capture='stdout', check=False, env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 	if res.returncode:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	return res.stdout.strip().splitlines()[-1]
@@ -230,7 +226,7 @@ def cached_source(line: Line) -> Optional[str]:
 		return None
 
 	def older(a: str, b: str) -> int:
-		return -1 if subprocess.run(['dpkg', '--compare-versions', a, 'lt', b]).returncode == 0 else 1
+		return -1 if run(['dpkg', '--compare-versions', a, 'lt', b], check=False, quiet=True).returncode == 0 else 1
 	return found[sorted(found, key=functools.cmp_to_key(older))[-1]]
 
 

@@ -61,7 +61,7 @@ def cache_dir():
 
 # A problem that ends the command: one line, for "error: ..." (the
 # harness's one error type).
-from harness_util import HarnessError as Error  # noqa: E402
+from harness_util import HarnessError as Error, run  # noqa: E402
 
 
 # ---- herd7 --------------------------------------------------------------
@@ -93,8 +93,7 @@ def unpack_root(cache, debs):
 	tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp.", dir=dest.parent))
 	try:
 		for deb in debs:
-			subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp)], check=True,
-						   stdout=subprocess.DEVNULL)
+			run(["dpkg-deb", "-x", str(deb), str(tmp)])
 		for f in (LOADER, HERD7, HERD_LIB + "/aarch64.cat"):
 			if not (tmp / f).exists():
 				raise Error(f"{' '.join(map(str, debs))}: no {f} in them")
@@ -106,8 +105,6 @@ def unpack_root(cache, debs):
 			# Another run unpacked it meanwhile: theirs is as good.
 			if not (dest / COMPLETE).is_file():
 				raise
-	except subprocess.CalledProcessError as e:
-		raise Error(f"dpkg-deb -x failed: {e}") from e
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
 	return dest
@@ -120,8 +117,7 @@ def herd7_root(cache=None):
 	if root:
 		return root
 	print(f"herd7: fetching {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}", file=sys.stderr)
-	got = subprocess.run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES],
-						 stdout=subprocess.PIPE, text=True)
+	got = run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES], capture="stdout", check=False)
 	debs = got.stdout.split()
 	if got.returncode != 0 or len(debs) != len(HERD_PACKAGES):
 		raise Error(f"could not fetch {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}")
@@ -136,8 +132,7 @@ def herd7(cache=None):
 
 
 def herd7_version(cmd):
-	got = subprocess.run([*cmd, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-						 text=True)
+	got = run([*cmd, "-version"], capture="all", check=False, quiet=True)
 	if got.returncode != 0:
 		raise Error(f"herd7 does not run: {' '.join(cmd)} -version: {got.stdout.strip()}")
 	return got.stdout.strip()
@@ -220,8 +215,8 @@ def run_test(cmd, test, tree):
 		return Result(test, problem=f"architecture '{test.arch}' is neither C nor AArch64")
 	start = time.monotonic()
 	try:
-		got = subprocess.run([*cmd, *args], cwd=cwd, stdout=subprocess.PIPE,
-							 stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+		# Printed as it runs: herd7's real command line.
+		got = run([*cmd, *args], cwd=str(cwd) if cwd else None, capture="all", check=False, timeout=TIMEOUT)
 	except subprocess.TimeoutExpired:
 		return Result(test, problem=f"herd7 did not finish within {TIMEOUT} s")
 	r = judge(test, got.stdout)
@@ -231,22 +226,13 @@ def run_test(cmd, test, tree):
 	return r
 
 
-def command_line(test, tree):
-	"""What run_test() runs after the herd7 command, as a shell line."""
-	args, cwd = herd7_args(test, tree)
-	if args is None:
-		return f"(not run: {test.arch})"
-	return f"{'cd ' + str(cwd) + ' && ' if cwd else ''}herd7 {' '.join(args)}"
-
-
 def run_tests(cmd, tree, paths, jobs=1, log=print):
 	"""Run each litmus file of PATHS with herd7 command CMD, JOBS at a time:
     a Result each, in the order of PATHS. Each test's command line is
-    logged before it runs, the table of results at the end."""
+    printed as it runs, the table of results logged at the end."""
 	tests = [read_test(p) for p in paths]
 
 	def one(test):
-		log(f"  $ {command_line(test, tree)}")
 		return run_test(cmd, test, tree)
 
 	# herd7 runs in processes of its own: threads only wait for them.

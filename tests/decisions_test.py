@@ -238,7 +238,7 @@ class Checkpatch(unittest.TestCase):
 		tree, opts = fake_tree(self)
 		sc = harness_static.StaticChecks(dataclass_replace(tree.line, name=line), opts, newest)
 		sc.tree = tree
-		with mock.patch.object(harness_static.subprocess, 'run',
+		with mock.patch.object(harness_static, 'run',
 				       lambda argv, **kw: completed(argv, 0 if 'total: 0 errors, 0 w' in output else 1,
 								    output)), quiet():
 			try:
@@ -467,7 +467,7 @@ class CacheKeys(unittest.TestCase):
 		sc = harness_static.StaticChecks(self.tree.line, self.opts, '7.3')
 		sc.tree = self.tree
 		with mock.patch.object(harness_static, 'tool_versions', return_value='gcc\n'), \
-		     mock.patch.object(harness_static.subprocess, 'run', lambda argv, **kw: completed(argv, 0, 'sparse 0.6\n')):
+		     mock.patch.object(harness_static, 'run', lambda argv, **kw: completed(argv, 0, 'sparse 0.6\n')):
 			def keys():
 				return [sc.check_id(self.arch, 'default', v, [], ['kernel/x.o']) for v in ('base', 'patched')]
 			before = keys()
