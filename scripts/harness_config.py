@@ -5,8 +5,9 @@ anything is fetched or built:
   Options   the options of one command (harness.py's flags)
   Line      a kernel line of configs/lines.toml: its Debian package, its
             series, its static checks
-  Arch      an architecture, configs/arch/NAME.py (cf. kunit_tool's
-            qemu_configs): its kbuild ARCH, kconfig, QEMU and guest
+  Arch      an architecture, configs/arch/NAME.py (the type is
+            harness_arch.py's; cf. kunit_tool's qemu_configs): its kbuild
+            ARCH, kconfig, QEMU and guest
   Run       a run of configs/runs.toml: what its boots boot (line,
             architecture, CPUs, kernel arguments, what init runs) and what
             each kernel (base, patched, a mutant) must show
@@ -22,6 +23,7 @@ import re
 import tomllib
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from harness_arch import Arch
 from harness_util import TOP, HarnessError
 
 CONFIGS = os.path.join(TOP, 'configs')
@@ -31,32 +33,6 @@ MUTANTS = os.path.join(TOP, 'tests', 'mutants')
 
 
 # Architectures ----------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Arch:
-	"""An architecture (configs/arch/NAME.py). One without qemu is built
-	by the static checks only."""
-	name: str
-	linux_arch: str			# kbuild's ARCH
-	kconfig: str			# on top of tinyconfig, before the flavour
-	cross_compile: str = ''
-	kernel_path: str = ''		# the image to boot, in the build directory
-	console: str = ''
-	qemu: Optional[str] = None	# qemu-system-*
-	qemu_params: Tuple[str, ...] = ()
-	cpu: str = ''			# QEMU's -cpu in software emulation, if not its default
-	debian_arch: str = ''		# busybox-static of this Debian architecture
-	listeners: Tuple[Tuple[int, Tuple[str, ...]], ...] = ()	# bits, CFLAGS
-	clients: bool = False		# the real clients run in its guest
-	atomics: Tuple[str, ...] = ()	# what a run must say its kernel chooses
-
-	@property
-	def boots(self) -> bool:
-		return self.qemu is not None
-
-	def listener_flags(self, bits: int) -> Tuple[str, ...]:
-		return dict(self.listeners)[bits]
-
 
 DEFAULT_ARCH = 'x86_64'
 
