@@ -268,6 +268,8 @@ class Harness:
 			summary = file_text(log).strip().splitlines()
 			note(' '.join(summary[-3:]))
 			n = re.search(r'skipped=(\d+)', summary[-1] if summary else '')
+			if n and required:
+				raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): make check skips none')
 			if n:
 				skipped.append(f'{n.group(1)} unit tests')
 		with stage('shellcheck'):

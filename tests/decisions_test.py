@@ -119,6 +119,16 @@ class UnitTests(HarnessCase):
 				status = None
 		return status, fetch.called, out.getvalue()
 
+	def test_required_a_skipped_test_fails(self):
+		src = os.path.join(self.tmp, 'linux')
+		os.makedirs(os.path.join(src, 'tools/testing/selftests'))
+		for f in ('kselftest.h', 'kselftest_harness.h', 'lib.mk'):
+			open(os.path.join(src, 'tools/testing/selftests', f), 'w').close()
+		with mock.patch.object(harness.Harness, 'newest_source', return_value=src):
+			status, fetched, out = self.unit_tests(required=True)
+		self.assertIsNone(status)
+		self.assertIn('unittest', ' '.join(self.ran[-1]))
+
 	def test_required_the_source_is_fetched(self):
 		status, fetched, out = self.unit_tests(required=True)
 		self.assertTrue(fetched)
