@@ -365,7 +365,7 @@ class Harness:
 
 	# results --------------------------------------------------------
 
-	def publish(self) -> int:
+	def results(self) -> int:
 		commit = os.path.join(self.opts.out, 'commit')
 		tables = []
 		for line in self.all_lines:
@@ -463,7 +463,7 @@ COMMANDS = {
 		  'what the series and the designs it was chosen over cost and keep'),
 	'file-diffs': (lambda h: h.file_diffs(check=False), (), 'write the per-file diffs of the series'),
 	'check-file-diffs': (lambda h: h.file_diffs(check=True), (), 'compare the per-file diffs with the series'),
-	'results': (Harness.publish, (), "RESULTS, from the last run's tables"),
+	'results': (Harness.results, (), "RESULTS, from the last run's tables"),
 }
 
 
