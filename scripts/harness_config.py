@@ -47,7 +47,30 @@ def load_arch(name: str) -> Arch:
 	arch = mod.ARCH
 	if arch.name != name:
 		raise HarnessError(f'configs/arch/{name}.py describes {arch.name}')
+	check_fragment(f'configs/arch/{name}.py: kconfig', arch.kconfig)
 	return arch
+
+
+# A line of a config fragment: an option set or unset, a comment (that
+# does not start with an option, which would look unset and not be), blank.
+FRAGMENT_LINE = re.compile(r'CONFIG_\w+=\S.*|# CONFIG_\w+ is not set|#(?!\s*CONFIG_).*|\s*')
+
+
+def check_fragment(where: str, text: str) -> None:
+	"""A config fragment merge_config.sh and the kconfig check read as
+	written: each line an option, a comment or blank."""
+	for i, l in enumerate(text.splitlines(), 1):
+		if not FRAGMENT_LINE.fullmatch(l):
+			raise HarnessError(f'{where}:{i}: {l!r} is not CONFIG_X=VALUE, "# CONFIG_X is not set" or a comment')
+
+
+def check_fragments() -> None:
+	"""Every fragment of configs/ (configs/*.config, configs/flavours/)."""
+	for d in (CONFIGS, os.path.join(CONFIGS, 'flavours')):
+		for f in sorted(os.listdir(d)):
+			if f.endswith('.config'):
+				with open(os.path.join(d, f), errors='replace') as fh:
+					check_fragment(os.path.relpath(os.path.join(d, f), TOP), fh.read())
 
 
 def booting_arches() -> List[str]:
@@ -110,7 +133,9 @@ def _keys(where: str, table: dict, allowed: Sequence[str], required: Sequence[st
 
 
 def load_lines() -> List[Line]:
-	"""configs/lines.toml; the first line is the newest."""
+	"""configs/lines.toml; the first line is the newest. The config
+	fragments of configs/ are checked with it."""
+	check_fragments()
 	lines = []
 	for i, t in enumerate(_load_toml('lines.toml').get('line', [])):
 		where = f'configs/lines.toml: line {t.get("name", i + 1)}'

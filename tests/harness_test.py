@@ -256,6 +256,17 @@ class Runs(unittest.TestCase):
 			     kernels={'patched': {'fail': ['load_order']}})
 		self.refused('ack both in fail and may_fail', kernels={'patched': {'fail': ['ack'], 'may_fail': ['ack']}})
 
+	def test_config_fragments_are_options_or_comments(self):
+		good = 'CONFIG_A=y\n# CONFIG_B is not set\n# a comment\n\nCONFIG_C="x y"\n'
+		harness_config.check_fragment('f', good)
+		for bad in ('CONFIG_A y', 'CONFIG_A=', 'A=y', '#CONFIG_B is not set ', 'CONFIG_A=y\nCONFG_B=y'):
+			with self.assertRaises(HarnessError, msg=bad):
+				harness_config.check_fragment('f', bad)
+		# Those of configs/ are checked with the lines, before any work.
+		with mock.patch.object(harness_config, 'check_fragment', side_effect=HarnessError('x')), \
+		     self.assertRaises(HarnessError):
+			harness_config.load_lines()
+
 	def test_a_key_given_twice_is_an_error(self):
 		configs = temp_dir(self)
 		with open(os.path.join(configs, 'runs.toml'), 'w') as f:
