@@ -487,6 +487,84 @@ class CacheKeys(unittest.TestCase):
 		self.assertNotEqual(before[1], after[1])
 
 
+def git_patch(old, new, subject='x: Change it'):
+	return (f'From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] {subject}\n\n'
+		f'Why.\n\nSigned-off-by: A <a@example.org>\n---\n kernel/x.c | 2 +-\n\n'
+		f'diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n@@ -1 +1 @@\n'
+		f'-{old}\n+{new}\n')
+
+
+class TreeStates(unittest.TestCase):
+	"""The line's tree at base, at the series (applied exactly, reapplied
+	when the series changes) and at a mutant, with quilt and patch on a
+	tree of one file."""
+
+	def setUp(self):
+		d = temp_dir(self)
+		self.ksrc = os.path.join(d, 'linux')
+		os.makedirs(os.path.join(self.ksrc, 'kernel'))
+		with open(os.path.join(self.ksrc, 'Makefile'), 'w') as f:
+			f.write('VERSION = 7\nPATCHLEVEL = 3\n')
+		with open(os.path.join(self.ksrc, 'kernel/x.c'), 'w') as f:
+			f.write('base\n')
+		self.series = os.path.join(d, 'series')
+		os.makedirs(self.series)
+		self.write_series('series')
+		line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', self.series, ())
+		self.opts = harness_config.Options(out=os.path.join(d, 'out'), ksrc=self.ksrc)
+		self.mutant = os.path.join(d, 'mutant.patch')
+		with open(self.mutant, 'w') as f:
+			f.write('--- a/kernel/x.c\n+++ b/kernel/x.c\n@@ -1 +1 @@\n-series\n+mutant\n')
+		self.tree = harness_kernel.Tree(line, self.opts)
+		with quiet():
+			self.tree.prepare()
+
+	def write_series(self, new, old='base'):
+		with open(os.path.join(self.series, '0001-x.patch'), 'w') as f:
+			f.write(git_patch(old, new))
+		with open(os.path.join(self.series, 'series'), 'w') as f:
+			f.write('0001-x.patch\n')
+
+	def state(self):
+		return harness_util.file_text(os.path.join(self.tree.path, 'kernel/x.c')).strip()
+
+	def test_base_series_and_back(self):
+		with quiet():
+			self.tree.patched()
+			self.assertEqual(self.state(), 'series')
+			self.tree.base()
+			self.assertEqual(self.state(), 'base')
+		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'kernel/x.c')), 'base\n')
+
+	def test_a_changed_series_is_applied_again(self):
+		with quiet():
+			self.tree.patched()
+			self.write_series('series v2')
+			self.tree = harness_kernel.Tree(self.tree.line, self.opts)
+			self.tree.patched()
+		self.assertEqual(self.state(), 'series v2')
+
+	def test_a_series_that_does_not_apply_fails_and_leaves_base(self):
+		with open(os.path.join(self.series, '0002-y.patch'), 'w') as f:
+			f.write(git_patch('not there', 'more'))
+		with open(os.path.join(self.series, 'series'), 'a') as f:
+			f.write('0002-y.patch\n')
+		tree = harness_kernel.Tree(self.tree.line, self.opts)
+		with quiet(), self.assertRaises(HarnessError):
+			tree.patched()
+		self.assertEqual(self.state(), 'base')
+
+	def test_a_mutant_on_the_series_and_off_again(self):
+		with quiet(), mock.patch.object(harness_kernel, 'mutant_patch', lambda v, out: self.mutant):
+			self.tree.at('mutant')
+			self.assertEqual(self.state(), 'mutant')
+			self.tree.at('patched')
+			self.assertEqual(self.state(), 'series')
+			self.tree.at('mutant')
+			self.tree.at('base')
+			self.assertEqual(self.state(), 'base')
+
+
 FAKE_QEMU = '''#!/bin/sh
 # A QEMU that hangs: it opens its serial log, as QEMU does, and never exits.
 echo $$ >"{pidfile}"
