@@ -344,6 +344,49 @@ class StaticBuilds(unittest.TestCase):
 			self.assertEqual(f.read().splitlines(), ['kernel/time/x.c: warning: no description'])
 
 
+class StaticComparisons(unittest.TestCase):
+	"""run_all(): kernel-doc and each configuration's sparse and W=1,
+	patched against base."""
+
+	def run_all(self, new_in):
+		tree, opts = fake_tree(self)
+		line = dataclass_replace(tree.line, static_checks=(('x86_64', 'default'), ('arm64', 'default')))
+		sc = harness_static.StaticChecks(line, opts, '7.3')
+		sc.tree = tree
+		d = temp_dir(self)
+
+		def warnings(name, variant, extra):
+			path = os.path.join(d, f'{name}-{variant}')
+			with open(path, 'w') as f:
+				f.write('a.c: warning: old\n' + ('a.c: warning: new\n' if (name, variant) == extra else ''))
+			return path
+
+		def check_build(arch, flavour, variant):
+			out = os.path.join(d, f'{arch}-{variant}.d')
+			os.makedirs(out, exist_ok=True)
+			os.replace(warnings(arch, variant, new_in), os.path.join(out, 'warnings'))
+			return out
+		with mock.patch.object(sc, 'tags'), mock.patch.object(sc, 'quilt_round_trip'), \
+		     mock.patch.object(sc, 'git_am'), mock.patch.object(sc, 'checkpatch'), \
+		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'at'), \
+		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
+		     mock.patch.object(sc, 'check_build', check_build), quiet():
+			try:
+				sc.run_all()
+			except HarnessError:
+				return False
+		return True
+
+	def test_warnings_the_base_has_pass(self):
+		self.assertTrue(self.run_all(None))
+		for where in ('kernel-doc', 'x86_64', 'arm64'):
+			self.assertTrue(self.run_all((where, 'base')), where)
+
+	def test_a_warning_the_series_adds_fails(self):
+		for where in ('kernel-doc', 'x86_64', 'arm64'):
+			self.assertFalse(self.run_all((where, 'patched')), where)
+
+
 class FileDiffs(unittest.TestCase):
 	WANT = {'kernel/time/timekeeping.c.diff': 'diff a\n', 'include/linux/x.h.diff': 'diff b\n'}
 
