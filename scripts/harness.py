@@ -128,6 +128,9 @@ class Harness:
 				if not kernels.present(load_arch(k[0]), k[1], k[2]):
 					raise HarnessError(f'Linux {line.name} {" ".join(k)}: no such kernel in the cache; '
 							   'make boot-test builds it')
+			# The guest is built from the tree at the series, as ensure() leaves it.
+			with stage(f'{line.name}: tree at patched'):
+				tree.patched()
 		else:
 			kernels.ensure(b.kernel for b in boots)
 		# A wrong instruction sequence fails the line, after its boots.

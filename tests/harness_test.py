@@ -556,6 +556,8 @@ class Orchestration(HarnessCase):
 													  'patched'))
 			self.assertEqual(status, status_wanted, out)
 			self.assertEqual((self.built, len(self.argvs)), ([], boots))
+			# The guest is built from the tree at the series.
+			self.assertEqual(self.moves, ['patched'] if present else [])
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'rt', 'patched')[0], 0)
 
