@@ -40,12 +40,14 @@ import harness_results
 from harness_util import TOP, HarnessError, describe, file_text, note, run, stage
 
 NATIVE_ROUNDS = 31
+# What make bench boots: the architecture with the TSC its figures rest on.
+ARCH = 'x86_64'
 STORM_STATES = ['-l', 'all', '-l', 'exits', '-l', 'overrun']
 
 
 def check_options(h) -> None:
 	"""bench takes no --configs or --arch (it boots runs of its own, on
-	x86_64 for its TSC): one line."""
+	ARCH for its TSC): one line."""
 	opts = h.opts
 	if len(h.lines) != 1:
 		raise HarnessError(f'--kernel {opts.kernel}: make bench measures one line, not '
@@ -81,7 +83,7 @@ def bench(h) -> int:
 	check_options(h)
 	opts = h.opts
 	line = h.lines[0]
-	arch = load_arch('x86_64')
+	arch = load_arch(ARCH)
 	out = os.path.join(opts.out, 'bench')
 	shutil.rmtree(out, ignore_errors=True)
 	os.makedirs(out)
@@ -93,15 +95,15 @@ def bench(h) -> int:
 	kernels = Kernels(tree, opts)
 	with stage(f'{line.name}: tree'):
 		tree.prepare()
-	kernels.ensure(('x86_64', 'default', d) for d, _, _ in DESIGNS)
-	with stage(f'{line.name}: initramfs x86_64'):
+	kernels.ensure((ARCH, 'default', d) for d, _, _ in DESIGNS)
+	with stage(f'{line.name}: initramfs {ARCH}'):
 		initrd = build_initramfs(tree, arch, opts)
-	accel = h.accel_for(arch, kernels.image('x86_64', 'default', 'patched'), initrd, tree.logs)
+	accel = h.accel_for(arch, kernels.image(ARCH, 'default', 'patched'), initrd, tree.logs)
 	cpus = opts.bench_cpus
 
 	def boot_design(design, name, args, acc=accel, extra=()):
 		log = os.path.join(out, name + '.log')
-		argv = qemu_argv(arch, kernels.image('x86_64', 'default', design), initrd, log, cpus, args, acc,
+		argv = qemu_argv(arch, kernels.image(ARCH, 'default', design), initrd, log, cpus, args, acc,
 				 extra=extra)
 		with stage(f'{line.name}: bench boot {name}'):
 			if not boot(argv, log, opts.boot_timeout):
