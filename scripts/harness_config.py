@@ -383,7 +383,10 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	for l in t['lines']:
 		if l not in lines:
 			raise HarnessError(f'{where}: no line {l} in configs/lines.toml')
-	arch = load_arch(t.get('arch', DEFAULT_ARCH))
+	try:
+		arch = load_arch(t.get('arch', DEFAULT_ARCH))
+	except HarnessError as e:
+		raise HarnessError(f'{where}: {e}') from None
 	if not arch.boots:
 		raise HarnessError(f'{where}: {arch.name} does not boot (configs/arch/{arch.name}.py has no qemu)')
 	_flavour(where, t.get('flavour', 'default'))
