@@ -24,7 +24,7 @@ import tempfile
 import tomllib
 from typing import List, Optional, Sequence, Tuple
 
-from harness_util import TOP, HarnessError, file_text, note, stage
+from harness_util import TOP, HarnessError, file_text, note, run, stage
 
 MUTANTS = os.path.join(TOP, 'tests', 'harness-mutants.toml')
 # What the copy leaves out: the build output and the repository.
@@ -74,14 +74,13 @@ def copy_tree(dest: str) -> None:
 			ignore=lambda d, names: [n for n in names if d == TOP and n in NOT_COPIED])
 
 
-def unit_tests(top: str, kunit_tool: str) -> Tuple[int, str]:
+def unit_tests(top: str, kunit_tool: str, quiet: bool = True) -> Tuple[int, str]:
 	"""The unit tests of the copy at TOP: exit status and output (124 if
 	they hung)."""
-	env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1', KUNIT_TOOL=kunit_tool)
 	try:
-		res = subprocess.run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(top, 'tests'),
-				      '-p', '*_test.py'], cwd=top, env=env, stdout=subprocess.PIPE,
-				     stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+		res = run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(top, 'tests'), '-p', '*_test.py'],
+			  cwd=top, env={'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': kunit_tool}, capture='all',
+			  check=False, timeout=TIMEOUT, quiet=quiet)
 	except subprocess.TimeoutExpired as e:
 		out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
 		return 124, out + f'\n(the unit tests did not finish in {TIMEOUT}s)\n'
@@ -118,7 +117,7 @@ def mutation(kunit_tool: str, jobs: int = 2, mutants: Optional[Sequence[Mutant]]
 		with stage('the unit tests on a copy of the repository, no mutant'):
 			for c in copies:
 				copy_tree(c)
-			status, output = unit_tests(copies[0], kunit_tool)
+			status, output = unit_tests(copies[0], kunit_tool, quiet=False)
 			skipped = re.search(r'skipped=(\d+)', output)
 			if status != 0 or skipped:
 				print(output, flush=True)
