@@ -161,7 +161,7 @@ class Why(str):
 
 KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'init_missing', 'init_mode',
 	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status',
-	 'unknown_check', 'failed', 'did_not_fail')
+	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail')
 
 
 def problems(res: dict, boot: Boot) -> List[Why]:
