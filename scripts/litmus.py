@@ -268,11 +268,12 @@ def run_tests(cmd, tree, paths, jobs=1, log=print):
 
 
 def with_mutants(paths):
-	"""PATHS, and after them the mutant each one names, if not among them."""
+	"""PATHS, and after them the mutants they name (and those mutants'
+    own, if they name any), each once."""
 	out = list(paths)
-	for p in paths:
+	for p in out:  # grows as it goes
 		m = read_test(p).mutant
-		if m and TESTS / f"{m}.litmus" not in out and Path(p).parent == TESTS:
+		if m and (TESTS / f"{m}.litmus") not in out and (TESTS / f"{m}.litmus").is_file():
 			out.append(TESTS / f"{m}.litmus")
 	return out
 
@@ -308,7 +309,7 @@ def cmd_run(args):
 	paths = [Path(t).resolve() for t in args.tests] or sorted(TESTS.glob("*.litmus"))
 	if not paths:
 		raise Error(f"no litmus tests in {TESTS}")
-	paths = [p for p in with_mutants(paths) if p.is_file()]
+	paths = with_mutants(paths)
 	cmd = herd7()
 	print(f"herd7 {herd7_version(cmd)}: {' '.join(cmd)}")
 	print(f"LKMM: {tree}/tools/memory-model; AArch64: herd7's aarch64.cat")
