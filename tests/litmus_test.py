@@ -194,6 +194,49 @@ class Pairs(unittest.TestCase):
 		self.assertEqual(self.run_with('stamp-mp', 'lonely'), 1)
 
 
+def inline_tests(text):
+	"""{name: program} of each litmus test a changelog carries inline: a
+	"C NAME" line, then the program from "{}" to its exists clause."""
+	out = {}
+	lines = text.splitlines()
+	for i, line in enumerate(lines):
+		if line.startswith('C ') and len(line.split()) == 2:
+			prog = []
+			for l in lines[i + 1:]:
+				if prog or l == '{}':
+					prog.append(l)
+				if l.startswith('exists '):
+					break
+			out[line.split()[1]] = '\n'.join(prog)
+	return out
+
+
+def program(path):
+	"""A litmus file's program: from "{}" to its exists clause."""
+	text = Path(path).read_text()
+	return text[text.index('\n{}\n') + 1:].rstrip('\n')
+
+
+class InlineTests(unittest.TestCase):
+	"""A test a changelog carries inline is the file herd7 runs."""
+
+	PATCHES = sorted((HERE.parent / 'patches').glob('00*.patch')) + \
+		sorted((HERE.parent / 'patches' / 'stable').glob('*/00*.patch'))
+
+	def test_each_inline_test_is_its_file(self):
+		seen = set()
+		for p in self.PATCHES:
+			msg = p.read_text().split('\n---\n', 1)[0]
+			for name, prog in inline_tests(msg).items():
+				seen.add(name)
+				self.assertEqual(prog, program(TESTS / (name + '.litmus')), f'{p.name}: {name}')
+		self.assertEqual(seen, {'stamp-mp', 'cn-proc-rt-local-lock'})
+
+	def test_a_changed_inline_test_is_seen(self):
+		msg = 'C stamp-mp\n\n' + program(TESTS / 'stamp-mp.litmus').replace('atomic_cmpxchg(', 'atomic_cmpxchg_relaxed(')
+		self.assertNotEqual(inline_tests(msg)['stamp-mp'], program(TESTS / 'stamp-mp.litmus'))
+
+
 class Arm64Sequence(unittest.TestCase):
 	def setUp(self):
 		self.real = DISASSEMBLY.read_text()
