@@ -388,6 +388,9 @@ class Harness:
 		       f'{os.cpu_count()} cpus.',
 		       'Each cell is base / patched; see configs/runs.toml for what each run',
 		       'boots and expects.']
+		kernels = harness_results.kernels_tested([file_text(t) for t in tables])
+		if kernels:
+			out += ['', kernels]
 		ct = os.path.join(self.opts.out, 'check.time')
 		if os.path.isfile(ct):
 			out += ['', file_text(ct).strip()]

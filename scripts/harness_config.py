@@ -284,9 +284,9 @@ def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
 # What init runs (tests/init's cnproc_run), and what it reports.
 MODES = ('selftest', 'kunit', 'storm')
 PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
-# Kernel arguments the harness gives (console=, panic=, kunit.filter=) or
+# Kernel arguments the harness gives (console=, panic=, kunit.filter_glob=) or
 # that a run names by field (clocksource=, preempt=, init's cnproc_*).
-RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'clocksource', 'preempt')
+RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'kunit.filter_glob', 'clocksource', 'preempt')
 CHECK = re.compile(r'(kunit:|client:)?[a-z0-9_]+')
 # The results the selftest (tools/testing/selftests/cn_proc) and the real
 # clients (tests/clients/run.sh) report, each once a boot: the checks a

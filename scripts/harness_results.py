@@ -323,3 +323,20 @@ def report(title: str, judged: Sequence[dict]) -> List[str]:
 			out += ['    | ' + l for l in p['excerpt']]
 	out.append(f'{title}: {len(judged) - len(bad)} of {len(judged)} boots as expected')
 	return out
+
+
+# "### Linux 6.12 (linux-source-6.12 6.12.118-1~deb12u1) on x86_64, ..."
+TABLE_TITLE = re.compile(r'^#+ Linux (\S+) \(([^)]*)\) on ', re.M)
+
+
+def kernels_tested(tables: Sequence[str]) -> str:
+	"""One line naming the kernel each line's tables were made on, from
+	their titles (the tree's id: the Debian source package and its
+	version, or KSRC's path): "Kernels tested: Linux 7.3.4
+	(linux-source-7.3 7.3.4-1~bpo13+1), ..."; '' if no table has one."""
+	seen = {}
+	for t in tables:
+		for name, tree in TABLE_TITLE.findall(t):
+			m = re.fullmatch(r'\S+ (?:\d+:)?(\d[\w.]*?)(?:-[\w.~+]+)?', tree)
+			seen.setdefault(name, f'Linux {m.group(1) if m else name} ({tree})')
+	return 'Kernels tested: ' + ', '.join(seen.values()) + '.' if seen else ''

@@ -7,8 +7,13 @@
       compare each result with the "Result:" line of its header. C tests
       run against the Linux-kernel memory model of TREE/tools/memory-model
       (linux-kernel.cfg); AArch64 tests against herd7's own aarch64.cat.
-      make litmus gives the newest line's tree. Exit status 1 if any result differs
-      from its header, or a test does not parse or run.
+      make litmus gives the newest line's tree. Every test whose header
+      says "Result: Never" names on a "Mutant:" line the test of
+      tests/litmus/ that lacks exactly the ordering it relies on; that
+      mutant runs too (also when not named on the command line), and herd7
+      must find it (Sometimes or Always). Exit status 1 if any result
+      differs from its header, a test does not parse or run, or a Never
+      test's mutant is missing or Never.
 
   litmus.py arm64-sequence VMLINUX
       Disassemble the series' helper of an arm64 VMLINUX, with the
@@ -147,6 +152,7 @@ class Test:
 	name: str
 	expected: str  # Never, Sometimes or Always; "" if the header has none
 	flags: tuple = ()  # the "Flag:" lines of the header: what herd7 must flag
+	mutant: str = ""  # the "Mutant:" line: the test without the ordering
 
 
 def read_test(path):
@@ -157,7 +163,9 @@ def read_test(path):
 	# As the tree's judgelitmus.sh finds it: " * Result: Never".
 	m = re.search(r"^[( ]\* Result: (\S+)", text, re.M)
 	flags = tuple(sorted(re.findall(r"^[( ]\* Flag: (\S+)", text, re.M)))
-	return Test(Path(path), arch, name, m.group(1) if m else "", flags)
+	mutant = re.search(r"^[( ]\* Mutant: (\S+)", text, re.M)
+	return Test(Path(path), arch, name, m.group(1) if m else "", flags,
+				mutant.group(1) if mutant else "")
 
 
 @dataclasses.dataclass
@@ -246,6 +254,41 @@ def run_tests(cmd, tree, paths, jobs=1, log=print):
 	return results
 
 
+def with_mutants(paths):
+	"""PATHS, and after them the mutants they name (and those mutants'
+    own, if they name any), each once."""
+	out = list(paths)
+	for p in out:  # grows as it goes
+		m = read_test(p).mutant
+		if m and (TESTS / f"{m}.litmus") not in out and (TESTS / f"{m}.litmus").is_file():
+			out.append(TESTS / f"{m}.litmus")
+	return out
+
+
+def check_pairs(results):
+	"""Each Never test against its mutant: (test name, problem) for each pair
+    that shows nothing. A Never test must name a mutant ("Mutant:" in its
+    header) that was run, and herd7 must have found that mutant's exists
+    clause (Sometimes or Always): else the test could not have failed for
+    want of the ordering it is cited for."""
+	by_name = {r.test.name: r for r in results}
+	problems = []
+	for r in results:
+		t = r.test
+		if t.expected != "Never":
+			continue
+		if not t.mutant:
+			problems.append((t.name, "a Never test with no 'Mutant:' line in its header"))
+		elif t.mutant == t.name:
+			problems.append((t.name, "names itself as its mutant"))
+		elif t.mutant not in by_name:
+			problems.append((t.name, f"its mutant {t.mutant} is not in tests/litmus/"))
+		elif by_name[t.mutant].observed not in ("Sometimes", "Always"):
+			got = by_name[t.mutant].observed or "no result"
+			problems.append((t.name, f"its mutant {t.mutant}: herd7 says {got}, not Sometimes"))
+	return problems
+
+
 def cmd_run(args):
 	tree = Path(args.tree)
 	if not (tree / "tools" / "memory-model" / "linux-kernel.cfg").is_file():
@@ -253,6 +296,7 @@ def cmd_run(args):
 	paths = [Path(t).resolve() for t in args.tests] or sorted(TESTS.glob("*.litmus"))
 	if not paths:
 		raise Error(f"no litmus tests in {TESTS}")
+	paths = with_mutants(paths)
 	cmd = herd7()
 	print(f"herd7 {herd7_version(cmd)}: {' '.join(cmd)}")
 	print(f"LKMM: {tree}/tools/memory-model; AArch64: herd7's aarch64.cat")
@@ -260,8 +304,13 @@ def cmd_run(args):
 	results = run_tests(cmd, tree, paths, jobs=args.jobs)
 	failed = [r for r in results if r.problem]
 	print(f"herd7 took {time.monotonic() - start:.1f}s, {args.jobs} at a time")
-	print(f"litmus: {len(results) - len(failed)} passed, {len(failed)} failed")
-	return 1 if failed else 0
+	pairs = [r for r in results if r.test.expected == "Never"]
+	bad = check_pairs(results)
+	for name, problem in bad:
+		print(f"  {name}: FAILED: {problem}")
+	print(f"litmus: {len(results) - len(failed)} passed, {len(failed)} failed; "
+		  f"{len(pairs) - len(bad)} of {len(pairs)} Never tests have a mutant herd7 finds")
+	return 1 if failed or bad else 0
 
 
 # ---- the helper's arm64 instructions --------------------------------------

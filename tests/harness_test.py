@@ -356,7 +356,7 @@ class Qemu(unittest.TestCase):
 			harness_qemu.qemu_argv(arch, 'bzImage', 'initrd', 'log', 2, ['clocksource=jiffies']),
 			['qemu-system-x86_64', '-machine', 'pc', '-m', '512', '-accel', 'tcg,thread=multi',
 			 '-smp', '2', '-kernel', 'bzImage', '-initrd', 'initrd',
-			 '-append', 'console=ttyS0 panic=-1 kunit.filter=speed>slow clocksource=jiffies',
+			 '-append', 'console=ttyS0 panic=-1 kunit.filter_glob=time_test_cases.ktime_stamp_ns_* clocksource=jiffies',
 			 '-display', 'none', '-monitor', 'none', '-serial', 'file:log', '-no-reboot'])
 
 	def test_kvm_has_the_hosts_cpu(self):
@@ -535,7 +535,7 @@ class Orchestration(HarnessCase):
 		self.assertEqual(self.moves, ['base', 'patched', 'patched'])
 		self.assertEqual([a[a.index('-smp') + 1] for a in self.argvs], ['2', '2', '1'])
 		self.assertEqual(self.argvs[0][self.argvs[0].index('-append') + 1],
-				 'console=ttyS0 panic=-1 kunit.filter=speed>slow cnproc_clients=1 cnproc_args="-n 500"')
+				 'console=ttyS0 panic=-1 kunit.filter_glob=time_test_cases.ktime_stamp_ns_* cnproc_clients=1 cnproc_args="-n 500"')
 		self.assertEqual(self.verdicts(), {'smp2.base': [], 'smp2.patched': [], 'smp1.patched': []})
 
 	def test_a_boot_that_is_not_as_expected_fails_the_line(self):

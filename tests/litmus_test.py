@@ -49,8 +49,8 @@ class ReadTest(unittest.TestCase):
 			self.assertIn(t.arch, ('C', 'AArch64'), p.name)
 
 
-def test(name='stamp-mp', expected='Never', flags=()):
-	return litmus.Test(Path(name + '.litmus'), 'C', name, expected, flags)
+def test(name='stamp-mp', expected='Never', flags=(), mutant=''):
+	return litmus.Test(Path(name + '.litmus'), 'C', name, expected, flags, mutant)
 
 
 class Judge(unittest.TestCase):
@@ -106,6 +106,136 @@ class Judge(unittest.TestCase):
 		r = litmus.judge(t, sample('aarch64-llsc-mb-mp.out').replace(
 			'Flag Assuming-common-inner-shareable-domain\n', ''))
 		self.assertIn('herd7 flagged nothing', r.problem)
+
+
+def result(name, expected, observed, mutant=''):
+	return litmus.Result(test(name, expected, mutant=mutant), observed)
+
+
+class Pairs(unittest.TestCase):
+	"""A Never test is evidence only with a mutant that herd7 finds."""
+
+	def test_every_never_test_names_a_sometimes_mutant(self):
+		for p in sorted(TESTS.glob('*.litmus')):
+			t = litmus.read_test(p)
+			if t.expected != 'Never':
+				continue
+			self.assertTrue(t.mutant, p.name)
+			m = litmus.read_test(TESTS / (t.mutant + '.litmus'))
+			self.assertEqual(m.expected, 'Sometimes', f'{p.name}: {t.mutant}')
+
+	def test_mutant_line_read(self):
+		t = litmus.read_test(TESTS / 'stamp-mp.litmus')
+		self.assertEqual(t.mutant, 'mutant-relaxed-mp')
+		self.assertEqual(litmus.read_test(TESTS / 'mutant-relaxed-mp.litmus').mutant, '')
+
+	def test_pair_that_holds_passes(self):
+		rs = [result('stamp-mp', 'Never', 'Never', 'mutant-relaxed-mp'),
+			  result('mutant-relaxed-mp', 'Sometimes', 'Sometimes')]
+		self.assertEqual(litmus.check_pairs(rs), [])
+
+	def test_never_test_without_mutant_fails(self):
+		rs = [result('stamp-mp', 'Never', 'Never')]
+		self.assertEqual(litmus.check_pairs(rs),
+						 [('stamp-mp', "a Never test with no 'Mutant:' line in its header")])
+
+	def test_missing_mutant_fails(self):
+		rs = [result('stamp-mp', 'Never', 'Never', 'mutant-gone')]
+		self.assertEqual(litmus.check_pairs(rs),
+						 [('stamp-mp', 'its mutant mutant-gone is not in tests/litmus/')])
+
+	def test_mutant_that_herd7_finds_never_fails(self):
+		# A mutant that still has the ordering, as cn-proc-migrate with
+		# on_cpu made plain (the fully ordered cmpxchg alone orders it).
+		rs = [result('cn-proc-migrate', 'Never', 'Never', 'mutant-plain-on-cpu'),
+			  result('mutant-plain-on-cpu', 'Sometimes', 'Never')]
+		self.assertEqual(litmus.check_pairs(rs), [
+			('cn-proc-migrate', 'its mutant mutant-plain-on-cpu: herd7 says Never, not Sometimes')])
+
+	def test_mutant_that_did_not_run_fails(self):
+		rs = [result('stamp-mp', 'Never', 'Never', 'mutant-relaxed-mp'),
+			  result('mutant-relaxed-mp', 'Sometimes', '')]
+		self.assertEqual(len(litmus.check_pairs(rs)), 1)
+
+	def test_self_as_mutant_fails(self):
+		rs = [result('stamp-mp', 'Never', 'Never', 'stamp-mp')]
+		self.assertEqual(litmus.check_pairs(rs), [('stamp-mp', 'names itself as its mutant')])
+
+	def test_sometimes_tests_need_no_mutant(self):
+		self.assertEqual(litmus.check_pairs([result('cn-proc-fork-ptrace-window', 'Sometimes',
+													'Sometimes')]), [])
+
+	def test_named_test_brings_its_mutant(self):
+		paths = litmus.with_mutants([TESTS / 'stamp-mp.litmus'])
+		self.assertEqual(paths, [TESTS / 'stamp-mp.litmus', TESTS / 'mutant-relaxed-mp.litmus'])
+
+	def run_with(self, *tests):
+		"""litmus.py run on TESTS, herd7 replaced by a stub that gives each
+		test the result its header expects: the exit status."""
+		def as_expected(cmd, test, tree):
+			return litmus.Result(test, test.expected)
+		with tempfile.TemporaryDirectory() as d:
+			(Path(d) / 'tools' / 'memory-model').mkdir(parents=True)
+			(Path(d) / 'tools' / 'memory-model' / 'linux-kernel.cfg').write_text('')
+			lonely = Path(d) / 'lonely.litmus'
+			lonely.write_text('C lonely\n\n(*\n * Result: Never\n *)\n')
+			with mock.patch.object(litmus, 'herd7', return_value=['herd7']), \
+					mock.patch.object(litmus, 'herd7_version', return_value='7.58'), \
+					mock.patch.object(litmus, 'run_test', side_effect=as_expected), \
+					mock.patch('builtins.print'):
+				return litmus.main(['run', '--tree', d,
+									*[str(lonely if t == 'lonely' else TESTS / (t + '.litmus'))
+									  for t in tests]])
+
+	def test_run_passes_with_the_pair(self):
+		self.assertEqual(self.run_with('stamp-mp'), 0)
+
+	def test_run_fails_on_a_never_test_without_mutant(self):
+		# Every result as its header says: only the missing pair fails it.
+		self.assertEqual(self.run_with('stamp-mp', 'lonely'), 1)
+
+
+def inline_tests(text):
+	"""{name: program} of each litmus test a changelog carries inline: a
+	"C NAME" line, then the program from "{}" to its exists clause."""
+	out = {}
+	lines = text.splitlines()
+	for i, line in enumerate(lines):
+		if line.startswith('C ') and len(line.split()) == 2:
+			prog = []
+			for l in lines[i + 1:]:
+				if prog or l == '{}':
+					prog.append(l)
+				if l.startswith('exists '):
+					break
+			out[line.split()[1]] = '\n'.join(prog)
+	return out
+
+
+def program(path):
+	"""A litmus file's program: from "{}" to its exists clause."""
+	text = Path(path).read_text()
+	return text[text.index('\n{}\n') + 1:].rstrip('\n')
+
+
+class InlineTests(unittest.TestCase):
+	"""A test a changelog carries inline is the file herd7 runs."""
+
+	PATCHES = sorted((HERE.parent / 'patches').glob('00*.patch')) + \
+		sorted((HERE.parent / 'patches' / 'stable').glob('*/00*.patch'))
+
+	def test_each_inline_test_is_its_file(self):
+		seen = set()
+		for p in self.PATCHES:
+			msg = p.read_text().split('\n---\n', 1)[0]
+			for name, prog in inline_tests(msg).items():
+				seen.add(name)
+				self.assertEqual(prog, program(TESTS / (name + '.litmus')), f'{p.name}: {name}')
+		self.assertEqual(seen, {'stamp-mp', 'cn-proc-rt-local-lock'})
+
+	def test_a_changed_inline_test_is_seen(self):
+		msg = 'C stamp-mp\n\n' + program(TESTS / 'stamp-mp.litmus').replace('atomic_cmpxchg(', 'atomic_cmpxchg_relaxed(')
+		self.assertNotEqual(inline_tests(msg)['stamp-mp'], program(TESTS / 'stamp-mp.litmus'))
 
 
 class Arm64Sequence(unittest.TestCase):

@@ -315,3 +315,26 @@ class Table(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main(verbosity=1)
+
+
+class KernelsTested(unittest.TestCase):
+	"""RESULTS names the versions the run's tables were made on."""
+
+	def test_versions_from_the_table_titles(self):
+		tables = ['### Linux 7.3 (linux-source-7.3 7.3.4-1~bpo13+1) on x86_64, QEMU -accel tcg\n| a |',
+			  '### Linux 7.3 (linux-source-7.3 7.3.4-1~bpo13+1) on arm64, QEMU -accel tcg\n| a |',
+			  '### Linux 6.12 (linux-source-6.12 6.12.118-1~deb12u1) on x86_64, QEMU\n',
+			  '### Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU\n']
+		self.assertEqual(harness_results.kernels_tested(tables),
+				 'Kernels tested: Linux 7.3.4 (linux-source-7.3 7.3.4-1~bpo13+1), '
+				 'Linux 6.12.118 (linux-source-6.12 6.12.118-1~deb12u1), '
+				 'Linux 6.1.192 (linux-source-6.1 6.1.192-3).')
+
+	def test_a_ksrc_tree(self):
+		# KSRC's tree id is "ksrc PATH KEY": no version to take from it.
+		self.assertEqual(harness_results.kernels_tested(['### Linux 7.3 (ksrc /src/linux 0123abcd) on x86_64, q']),
+				 'Kernels tested: Linux 7.3 (ksrc /src/linux 0123abcd).')
+
+	def test_no_tables_no_line(self):
+		self.assertEqual(harness_results.kernels_tested(['no title here']), '')
+
