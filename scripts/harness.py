@@ -113,7 +113,7 @@ class Harness:
 		initrd = {}
 		for a in archs:
 			with stage(f'{line.name}: initramfs {a}'):
-				initrd[a] = build_initramfs(tree, load_arch(a), self.opts)
+				initrd[a] = build_initramfs(tree, load_arch(a), self.opts, self.newest_source())
 		results = os.path.join(tree.lout, 'results')
 		shutil.rmtree(results, ignore_errors=True)
 		judged = {a: [] for a in archs}

@@ -186,7 +186,8 @@ class Runs(unittest.TestCase):
 						 'kernel_args': ['tsc=reliable'], 'listener': 32, 'clients': True}, LINES)
 		self.assertEqual(r.kernel_cmdline(), ['clocksource=jiffies', 'preempt=lazy', 'tsc=reliable',
 						      'cnproc_listener=32', 'cnproc_clients=1'])
-		self.assertEqual(r.parts(), ['cn_proc-selftest', 'cn_proc-clients'])
+		self.assertEqual(r.parts(), ['cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
+					     'cn_proc-selftest-userns', 'cn_proc-clients'])
 
 	def test_unknown_keys_modes_and_values_are_errors(self):
 		self.refused('unknown key mdoe', mdoe='kunit')
@@ -427,7 +428,7 @@ class Orchestration(HarnessCase):
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
-		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o: 'initrd'), \
+		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o, k: 'initrd'), \
 		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
 		     mock.patch.object(harness, 'boot', boot):
 			return self.harness('boot-test', commands=True, KERNEL='7.3', **env)
