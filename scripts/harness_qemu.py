@@ -9,11 +9,13 @@ bench's event storm (all static), what run_kselftest.sh needs beyond
 busybox (scripts/kselftest_tools.sh), and the real clients where the
 architecture runs them (scripts/clients.sh).
 
-The kselftest install is what a CI system builds: the kselftest build
-system of the newest line (run_kselftest.sh, lib.mk, kselftest.h: as
-mainline's kselftests run on stable kernels), with the selftest staged
-in tools/testing/selftests/connector/ as its posting puts it, built
-static (USERLDFLAGS=-static) against the line's uapi headers.
+The kselftest install is what a CI system builds from mainline to run on
+any kernel: the newest line's source (its run_kselftest.sh, lib.mk,
+kselftest.h and uapi headers) with the selftest staged in
+tools/testing/selftests/connector/ as its posting puts it, the whole
+connector collection (proc_filter too) built static
+(USERLDFLAGS=-static). The guest runs cn_proc_test of it (tests/init):
+proc_filter listens until interrupted.
 """
 
 import os
@@ -81,22 +83,20 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: Option
 	shutil.rmtree(root, ignore_errors=True)
 	os.makedirs(os.path.join(root, 'bin'))
 	ksft = kselftest_tree(kselftest_src or tree.pristine(), opts)
-	# Only cn_proc_test of connector/: proc_filter listens until SIGINT.
+	ksft_out = os.path.join(opts.out, 'kselftest')
+	run(kmake_argv(ksft, os.path.join(ksft_out, f'headers-{arch.name}'), arch, opts.jobs, 'headers'),
+	    log=os.path.join(logs, f'kselftest-headers-{arch.name}.log'))
 	for bits, flags in arch.listeners:
 		inst = os.path.join(root, INSTALLS[bits])
-		run(['make', '-C', os.path.join(ksft, KSELFTEST), f'O={tree.lout}/kselftest-{arch.name}-{bits}',
-		     f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}', f'KHDR_INCLUDES=-isystem {inc}',
-		     'TARGETS=connector', 'TEST_GEN_PROGS=cn_proc_test', 'USERCFLAGS=' + ' '.join(flags),
-		     'USERLDFLAGS=' + ' '.join([*flags, '-static']), f'KSFT_INSTALL_PATH={inst}', 'install'],
+		run(['make', '-C', os.path.join(ksft, KSELFTEST), f'O={ksft_out}/build-{arch.name}-{bits}',
+		     f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
+		     f'KHDR_INCLUDES=-isystem {ksft_out}/headers-{arch.name}/usr/include', 'TARGETS=connector',
+		     'USERCFLAGS=' + ' '.join(flags), 'USERLDFLAGS=' + ' '.join([*flags, '-static']),
+		     f'KSFT_INSTALL_PATH={inst}', 'install'],
 		    log=os.path.join(logs, f'kselftest-{arch.name}-{bits}.log'), what=f'the {bits}-bit kselftest install')
 		prog = os.path.join(inst, 'connector', 'cn_proc_test')
 		if not os.path.isfile(prog) or 'INTERP' in output(['readelf', '-l', prog]):
 			raise HarnessError(f'{prog}: missing or not static')
-	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
-	run([os.path.join(SCRIPTS, 'kselftest_tools.sh'), tools], log=os.path.join(logs, f'kselftest-tools-{arch.name}.log'),
-	    env={'OUT': opts.out, 'DEBS_ARCH': arch.debian_arch, 'DEBS_MIRROR': opts.debs_mirror},
-	    what='staging what run_kselftest.sh needs')
-	shutil.copytree(tools, root, symlinks=True, dirs_exist_ok=True)
 	gcc = arch.cross_compile + 'gcc'
 	for prog, src, extra in (('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
 				 ('console_drain', 'tests/console_drain.c', [])):
@@ -108,6 +108,12 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: Option
 		    env={'OUT': opts.out, 'CLIENTS_SUITE': opts.clients_suite, 'DEBS_MIRROR': opts.debs_mirror},
 		    what='staging the real clients')
 		shutil.copytree(clients, root, symlinks=True, dirs_exist_ok=True)
+	# The same libraries and loader link as the clients', where both are.
+	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
+	run([os.path.join(SCRIPTS, 'kselftest_tools.sh'), tools], log=os.path.join(logs, f'kselftest-tools-{arch.name}.log'),
+	    env={'OUT': opts.out, 'DEBS_ARCH': arch.debian_arch, 'DEBS_MIRROR': opts.debs_mirror},
+	    what='staging what run_kselftest.sh needs')
+	run(['cp', '-a', '--remove-destination', tools + '/.', root])
 	# Unpacked, not installed (bookworm, as the clients).
 	deb = debs(opts, 'bookworm', arch, 'busybox-static')[0]
 	run(['bash', '-o', 'pipefail', '-c', f'dpkg-deb --fsys-tarfile {deb} | tar -x -C {root} ./bin/busybox'])
