@@ -50,7 +50,7 @@ def kselftest_tree(src: str, opts: Options) -> str:
 	"""OUT/kselftest/tree: a copy of SRC (the newest line's pristine
 	source, or KSRC), hard-linked where the file system allows, with the
 	selftest's files in connector/ (each replaced, never written into: the
-	copy's files are the source's)."""
+	copy's files are the source's; not the *.diff of make file-diffs)."""
 	top = os.path.join(opts.out, 'kselftest')
 	tree = os.path.join(top, 'tree')
 	id_file = os.path.join(top, 'tree.id')
@@ -65,6 +65,8 @@ def kselftest_tree(src: str, opts: Options) -> str:
 	st = os.path.join(tree, SELFTEST)
 	os.makedirs(st, exist_ok=True)
 	for f in sorted(os.listdir(os.path.join(TOP, SELFTEST))):
+		if f.endswith('.diff'):
+			continue	# make file-diffs' view of the posting
 		if os.path.lexists(os.path.join(st, f)):
 			os.remove(os.path.join(st, f))
 		shutil.copy(os.path.join(TOP, SELFTEST, f), os.path.join(st, f))

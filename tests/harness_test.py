@@ -480,5 +480,31 @@ class Makefile(unittest.TestCase):
 		self.assertEqual(self.make_env(ARCH='arm'), 'BOOT_ARCH=')
 
 
+class SelftestDiffs(unittest.TestCase):
+	"""make file-diffs: the selftest's change to the files of its directory
+	that the tree has already, against a pristine tree of 7.3's."""
+
+	def test_the_selftest_makefile_and_gitignore_diffs(self):
+		import harness_diffs
+		st = 'tools/testing/selftests/connector'
+		with tempfile.TemporaryDirectory() as tmp:
+			os.makedirs(os.path.join(tmp, 'src', st))
+			with open(os.path.join(tmp, 'src', st, 'Makefile'), 'w') as f:
+				f.write('# SPDX-License-Identifier: GPL-2.0\nCFLAGS += -Wall $(KHDR_INCLUDES)\n\n'
+					'TEST_GEN_PROGS = proc_filter\n\ninclude ../lib.mk\n')
+			with open(os.path.join(tmp, 'src', st, '.gitignore'), 'w') as f:
+				f.write('proc_filter\n')
+			os.makedirs(os.path.join(tmp, 'series'))
+			open(os.path.join(tmp, 'series', 'series'), 'w').close()
+			line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', os.path.join(tmp, 'series'), ())
+			want = harness_diffs.expected(line, os.path.join(tmp, 'src'))
+			self.assertEqual(sorted(want), [f'{st}/.gitignore.diff', f'{st}/Makefile.diff'])
+			for p, text in want.items():
+				self.assertEqual(text, harness_util.file_text(os.path.join(TOP, p)), p)
+			# A file the tree has not: whole in the repository, no diff.
+			os.remove(os.path.join(tmp, 'src', st, '.gitignore'))
+			self.assertEqual(sorted(harness_diffs.expected(line, os.path.join(tmp, 'src'))), [f'{st}/Makefile.diff'])
+
+
 if __name__ == '__main__':
 	unittest.main(verbosity=1)
