@@ -6,12 +6,12 @@
  * soon as it is decided: the ack, event kind and delta checks before the load.
  *
  * timestamp_ns is unique and in seq order on each cpu since "connector/cn_proc: Stamp events
- * in seq order". A kernel without that change (a stable kernel) fails some checks, and what a
- * failure there means depends on the clock. On a coarse clocksource (jiffies) load_order and
- * load_unique fail on every run: consecutive events share a stamp. On a fine clocksource
- * load_order fails only when the race it checks for shows (the stamp read before the lock that
- * assigns seq), and ack_order the same way; a pass there says only that this run did not catch
- * it. Any other failure is a failure whatever the kernel.
+ * in seq order". On a kernel without that change (a stable kernel) what a failure means depends
+ * on the clock. On a coarse clocksource (jiffies) load_order and load_unique fail on every run:
+ * consecutive events share a stamp. On a fine one load_order and ack_order fail only when a run
+ * catches the race they check for (the stamp read before the lock that assigns seq), and
+ * load_unique when two cpus read the same clock value; a pass there does not show that the
+ * kernel keeps the order. Any other failure is a failure on any kernel.
  *
  * The connector serves the initial network namespace only, and ignores a subscription from
  * another pid or user namespace: there the test skips and says which.
