@@ -189,22 +189,26 @@ static bool outside(const char *name, unsigned long ino)
 	return !stat(path, &st) && st.st_ino != ino;
 }
 
+static const char not_init[] = "other than the initial one";
+static const char ignored[] = "whose subscriptions the connector ignores";
+
 /* cn_proc_mcast_ctl() ignores a request from a non-initial user or pid namespace */
 static void check_namespaces(void)
 {
 	struct stat st;
 
 	if (outside("user", INIT_USER_NS_INO))
-		ksft_exit_skip("in a user namespace other than the initial one, whose subscriptions the connector ignores\n");
+		ksft_exit_skip("in a user namespace %s, %s\n", not_init, ignored);
 	if (outside("pid", INIT_PID_NS_INO))
-		ksft_exit_skip("in a pid namespace other than the initial one, whose subscriptions the connector ignores\n");
+		ksft_exit_skip("in a pid namespace %s, %s\n", not_init, ignored);
 	/*
 	 * unshare -p without -f: events would name the children by pids that fork() did not
 	 * return. Until its first process the new namespace has no pid_for_children.
 	 */
 	if (outside("pid_for_children", INIT_PID_NS_INO) ||
 	    (!stat("/proc/self/ns/pid", &st) && stat("/proc/self/ns/pid_for_children", &st)))
-		ksft_exit_skip("children in a pid namespace other than the initial one, whose pids events do not carry\n");
+		ksft_exit_skip("children in a pid namespace %s, whose pids events do not carry\n",
+			       not_init);
 }
 
 /* A message of the ack's cpu after the ack is recorded */
@@ -253,11 +257,13 @@ static void subscribe(void)
 	if (setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (send(rec.sock, &req, sizeof(req), 0) < 0) {
+		const char *why = strerror(errno);
+
 		/* the connector's kernel socket is in the initial network namespace only */
 		if (errno == ECONNREFUSED)
-			ksft_exit_skip("in a network namespace other than the initial one, where the connector is not (PROC_CN_MCAST_LISTEN: %s)\n",
-				       strerror(errno));
-		ksft_exit_fail_msg("PROC_CN_MCAST_LISTEN: %s\n", strerror(errno));
+			ksft_exit_skip("in a network namespace %s, %s (PROC_CN_MCAST_LISTEN: %s)\n",
+				       not_init, "where the connector is not", why);
+		ksft_exit_fail_msg("PROC_CN_MCAST_LISTEN: %s\n", why);
 	}
 	/* acks go to every listener: ours carries our ack + 1 */
 	end = now_ns() + ACK_WAIT_MS * NSEC_PER_MSEC;
