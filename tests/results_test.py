@@ -182,6 +182,23 @@ class Logs(unittest.TestCase):
 				   ['cn_proc-selftest-netns: cn_proc_test did not SKIP for the network namespace '
 				    '(result skip, reason: none)'])
 
+	def test_a_skip_reason_with_a_failure(self):
+		"""The selftest's SKIP line, but an exit status run_kselftest.sh
+		reports as a failure."""
+		self.assertVerdict('netns-skip-exit-wrong.log', boot('smp2'),
+				   ['cn_proc-selftest-netns: cn_proc_test did not SKIP for the network namespace '
+				    '(result FAIL, reason: in a network namespace other than the initial one, where the '
+				    'connector is not (PROC_CN_MCAST_LISTEN: Connection refused))',
+				    'netns:cn_proc_test failed'])
+
+	def test_run_kselftest_runs_the_selftest_alone(self):
+		"""proc_filter too (run_kselftest.sh without -t): it listens until its
+		timeout."""
+		self.assertVerdict('runner-other-test.log', boot('smp2'),
+				   ['cn_proc-selftest: run_kselftest.sh planned 2 and reported selftests: connector: '
+				    'proc_filter, selftests: connector: cn_proc_test, not selftests: connector: cn_proc_test '
+				    'alone', 'cn_proc-selftest exited 1'])
+
 	def test_a_new_pid_namespace_must_skip_naming_it(self):
 		self.assertVerdict('pidns-wrong-reason.log', boot('smp2'),
 				   ['cn_proc-selftest-pidns: cn_proc_test did not SKIP for the pid namespace '
