@@ -73,10 +73,10 @@ def kselftest_tree(src: str, opts: Options) -> str:
 	return tree
 
 
-def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: Optional[str] = None) -> str:
+def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -> str:
 	"""OUT/LINE/initramfs-ARCH.cpio.gz, from the tree at patched;
-	KSELFTEST_SRC: the kernel source whose kselftest build system builds
-	the selftest (the line's own pristine source by default)."""
+	KSELFTEST_SRC: the kernel source whose kselftest build system and uapi
+	headers build the selftest (the newest line's)."""
 	logs = tree.logs
 	hdrs = os.path.join(tree.lout, f'headers-{arch.name}')
 	run(kmake_argv(tree.path, hdrs, arch, opts.jobs, 'headers'), log=os.path.join(logs, f'headers-{arch.name}.log'))
@@ -84,7 +84,7 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: Option
 	root = os.path.join(tree.lout, f'initramfs-{arch.name}')
 	shutil.rmtree(root, ignore_errors=True)
 	os.makedirs(os.path.join(root, 'bin'))
-	ksft = kselftest_tree(kselftest_src or tree.pristine(), opts)
+	ksft = kselftest_tree(kselftest_src, opts)
 	ksft_out = os.path.join(opts.out, 'kselftest')
 	run(kmake_argv(ksft, os.path.join(ksft_out, f'headers-{arch.name}'), arch, opts.jobs, 'headers'),
 	    log=os.path.join(logs, f'kselftest-headers-{arch.name}.log'))
