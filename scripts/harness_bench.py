@@ -97,7 +97,7 @@ def bench(h) -> int:
 		tree.prepare()
 	kernels.ensure(('x86_64', 'default', d) for d, _, _ in DESIGNS)
 	with stage(f'{line.name}: initramfs x86_64'):
-		initrd = build_initramfs(tree, arch, opts)
+		initrd = build_initramfs(tree, arch, opts, h.newest_source())
 	accel = h.accel_for(arch, kernels.image('x86_64', 'default', 'patched'), initrd, tree.logs)
 	cpus = opts.bench_cpus
 

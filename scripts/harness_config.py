@@ -303,7 +303,8 @@ class Run:
 
 	def parts(self) -> List[str]:
 		"""The parts of a boot that must start, report and finish."""
-		return ((['cn_proc-selftest'] if self.mode == 'selftest' else [])
+		return ((['cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
+			  'cn_proc-selftest-userns'] if self.mode == 'selftest' else [])
 			+ (['cn_proc-clients'] if self.clients else []))
 
 

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the log parser and the verdict (scripts/harness_results.py) on
 the serial logs in tests/logs/, one file a case, as kunit_tool_test.py has
-its test_data/: real boots of the test kernels (x86_64-*, arm64-*), and
-crafted copies of them with one thing changed each (the others).
+its test_data/: boots of the test kernels (x86_64-*, arm64-*), and
+crafted copies of them with one thing changed each (the others). The boots
+from before the selftest ran through run_kselftest.sh have its selftest
+part rewritten in that form (run_kselftest.sh's KTAP, the selftest's
+nested in it, and the runs in a network, pid and user namespace).
 
 They need the newest line's tools/testing/kunit, whose kunit_parser reads
 the KTAP: make unit-tests gives its path in KUNIT_TOOL.
@@ -57,6 +60,10 @@ class Logs(unittest.TestCase):
 		self.assertEqual(res['checks']['client:keepalived'], 'ok')
 		self.assertEqual(res['diag']['inversions'], '0')
 		self.assertEqual(res['parts']['cn_proc-selftest']['plan'], 18)
+		self.assertEqual(res['parts']['cn_proc-selftest']['runner'], 'ok')
+		for ns in ('netns', 'pidns', 'userns'):
+			self.assertEqual(res['checks'][ns + ':cn_proc_test'], 'skip')
+		self.assertIn('network namespace', res['parts']['cn_proc-selftest-netns']['skip'])
 
 	def test_a_base_boot_fails_as_its_run_expects(self):
 		res = self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'base'), [])
@@ -131,7 +138,9 @@ class Logs(unittest.TestCase):
 		self.assertVerdict('printk-inside-plan.log', boot('smp2'), [])
 
 	def test_a_selftest_that_did_not_finish(self):
-		self.assertVerdict('selftest-unfinished.log', boot('smp2'), ['cn_proc-selftest did not finish'])
+		self.assertVerdict('selftest-unfinished.log', boot('smp2'),
+				   ['cn_proc-selftest did not finish', 'cn_proc-selftest-netns did not start',
+				    'cn_proc-selftest-pidns did not start', 'cn_proc-selftest-userns did not start'])
 
 	def test_a_missing_result(self):
 		self.assertVerdict('result-missing.log', boot('smp2'),
@@ -148,7 +157,52 @@ class Logs(unittest.TestCase):
 				 'cn_proc-selftest reported 0 results, planned none')
 
 	def test_the_exit_status_must_match_the_results(self):
-		self.assertVerdict('exit-status-wrong.log', boot('smp2'), ['cn_proc-selftest exited 139'])
+		"""The selftest's (139 after 18 passes), in run_kselftest.sh's result;
+		and run_kselftest.sh's own."""
+		self.assertVerdict('exit-status-wrong.log', boot('smp2'),
+				   ['cn_proc-selftest: run_kselftest.sh reported cn_proc_test FAIL, its checks all passed'])
+		self.assertVerdict('runner-exit-wrong.log', boot('smp2'), ['cn_proc-selftest exited 1'])
+
+	# Crafted: run_kselftest.sh's nesting, and the namespaces.
+
+	def test_a_nested_result_lost(self):
+		"""run_kselftest.sh's result for the selftest, without the selftest's
+		own KTAP in it; one nested result missing is test_a_missing_result."""
+		self.assertVerdict('nested-missing.log', boot('smp2'),
+				   ['cn_proc-selftest reported 0 results, planned none'])
+
+	def test_run_kselftest_n_must_skip_for_the_network_namespace(self):
+		"""A FAIL (the selftest's Bail out on ECONNREFUSED), and a SKIP
+		whose reason is lost, both fail a boot, base or patched."""
+		for variant in ('base', 'patched'):
+			self.assertVerdict('netns-fail.log', boot('smp2', variant),
+					   ['cn_proc-selftest-netns: cn_proc_test did not SKIP for the network namespace '
+					    '(result FAIL, reason: none)', 'netns:cn_proc_test failed'])
+		self.assertVerdict('netns-reason-missing.log', boot('smp2'),
+				   ['cn_proc-selftest-netns: cn_proc_test did not SKIP for the network namespace '
+				    '(result skip, reason: none)'])
+
+	def test_a_skip_reason_with_a_failure(self):
+		"""The selftest's SKIP line, but an exit status run_kselftest.sh
+		reports as a failure."""
+		self.assertVerdict('netns-skip-exit-wrong.log', boot('smp2'),
+				   ['cn_proc-selftest-netns: cn_proc_test did not SKIP for the network namespace '
+				    '(result FAIL, reason: in a network namespace other than the initial one, where the '
+				    'connector is not (PROC_CN_MCAST_LISTEN: Connection refused))',
+				    'netns:cn_proc_test failed'])
+
+	def test_run_kselftest_runs_the_selftest_alone(self):
+		"""proc_filter too (run_kselftest.sh without -t): it listens until its
+		timeout."""
+		self.assertVerdict('runner-other-test.log', boot('smp2'),
+				   ['cn_proc-selftest: run_kselftest.sh planned 2 and reported selftests: connector: '
+				    'proc_filter, selftests: connector: cn_proc_test, not selftests: connector: cn_proc_test '
+				    'alone', 'cn_proc-selftest exited 1'])
+
+	def test_a_new_pid_namespace_must_skip_naming_it(self):
+		self.assertVerdict('pidns-wrong-reason.log', boot('smp2'),
+				   ['cn_proc-selftest-pidns: cn_proc_test did not SKIP for the pid namespace '
+				    '(result skip, reason: no ack (CONFIG_PROC_EVENTS=n?))'])
 
 	def test_clients_asked_for_but_absent(self):
 		self.assertVerdict('clients-missing.log', boot('smp2'), ['cn_proc-clients did not start'])
