@@ -139,7 +139,7 @@ class Harness:
 		initrd = {}
 		for a in archs:
 			with stage(f'{line.name}: initramfs {a}'):
-				initrd[a] = build_initramfs(tree, load_arch(a), self.opts)
+				initrd[a] = build_initramfs(tree, load_arch(a), self.opts, self.newest_source())
 		results = os.path.join(tree.lout, 'results')
 		shutil.rmtree(results, ignore_errors=True)
 		judged = {a: [] for a in archs}
@@ -259,9 +259,9 @@ class Harness:
 				os.makedirs(os.path.join(work, 'selftests'))
 				for f in ('kselftest.h', 'kselftest_harness.h', 'lib.mk'):
 					shutil.copy(os.path.join(src, 'tools/testing/selftests', f), os.path.join(work, 'selftests'))
-				shutil.copytree(os.path.join(TOP, 'tools/testing/selftests/cn_proc'),
-						os.path.join(work, 'selftests/cn_proc'))
-				run(['make', '-s', '-C', os.path.join(work, 'selftests/cn_proc'), f'OUTPUT={work}', 'host_test'])
+				shutil.copytree(os.path.join(TOP, 'tools/testing/selftests/connector'),
+						os.path.join(work, 'selftests/connector'))
+				run(['make', '-s', '-C', os.path.join(work, 'selftests/connector'), f'OUTPUT={work}', 'host_test'])
 				run([os.path.join(work, 'event_check_test')])
 		with stage('the harness, the log parser, litmus and bench reports (unittest)'):
 			env = {'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}

@@ -97,7 +97,7 @@ def bench(h) -> int:
 		tree.prepare()
 	kernels.ensure((ARCH, 'default', d) for d, _, _ in DESIGNS)
 	with stage(f'{line.name}: initramfs {ARCH}'):
-		initrd = build_initramfs(tree, arch, opts)
+		initrd = build_initramfs(tree, arch, opts, h.newest_source())
 	accel = h.accel_for(arch, kernels.image(ARCH, 'default', 'patched'), initrd, tree.logs)
 	cpus = opts.bench_cpus
 

@@ -287,14 +287,17 @@ PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
 # Kernel arguments the harness gives (console=, panic=, kunit.filter_glob=) or
 # that a run names by field (clocksource=, preempt=, init's cnproc_*).
 RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'kunit.filter_glob', 'clocksource', 'preempt')
-CHECK = re.compile(r'(kunit:|client:)?[a-z0-9_]+')
-# The results the selftest (tools/testing/selftests/cn_proc) and the real
+CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
+# The results the selftest (tools/testing/selftests/connector) and the real
 # clients (tests/clients/run.sh) report, each once a boot: the checks a
 # run can expect to fail, with the KUnit cases of the line's series.
 SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach', 'ptrace_detach',
 		   'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order', 'delta_100ms', 'delta_250ms',
 		   'load_order', 'load_unique')
 CLIENT_CHECKS = ('keepalived', 'extrace')
+# run_kselftest.sh's result for the selftest in each namespace the guest
+# runs it in (each must SKIP).
+NAMESPACE_CHECKS = ('netns:cn_proc_test', 'pidns:cn_proc_test', 'userns:cn_proc_test')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -341,7 +344,8 @@ class Run:
 
 	def parts(self) -> List[str]:
 		"""The parts of a boot that must start, report and finish."""
-		return ((['cn_proc-selftest'] if self.mode == 'selftest' else [])
+		return ((['cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
+			  'cn_proc-selftest-userns'] if self.mode == 'selftest' else [])
 			+ (['cn_proc-clients'] if self.clients else []))
 
 
@@ -448,7 +452,7 @@ def reportable(run: Run, line: Line, variant: str) -> List[str]:
 	results when it runs, the clients' when they run."""
 	checks = [] if variant == 'base' else ['kunit:' + c for c in kunit_cases(line.series_dir)]
 	if run.mode == 'selftest':
-		checks += SELFTEST_CHECKS
+		checks += SELFTEST_CHECKS + NAMESPACE_CHECKS
 	if run.clients:
 		checks += ['client:' + c for c in CLIENT_CHECKS]
 	return checks

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """The per-file view of the upstream series: for each file the series (the
 newest line's) touches, the whole series' change to it as FILE.diff at that
-file's path in the repository, against the line's pristine source. They
-are generated, never edited by hand; with --check nothing is written and a
-stale, missing or left-over one fails."""
+file's path in the repository, against the line's pristine source; and,
+for the selftest, kept whole as it sits in the tree after its posting, the
+change its posting makes to each file the tree has already (its
+directory's Makefile and .gitignore). They are generated, never edited by
+hand; with --check nothing is written and a stale, missing or left-over
+one fails."""
 
 import os
 import shutil
@@ -15,6 +18,15 @@ from harness_util import TOP, HarnessError, file_text, note, run
 
 # Where *.diff files are the harness's, not per-file diffs.
 NOT_DIFFS = ('out', 'patches', 'tests', '.git')
+SELFTEST = 'tools/testing/selftests/connector'
+
+
+def diff(f: str, old: str, new: str) -> str:
+	res = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}', old if os.path.isfile(old) else '/dev/null',
+		   new], capture='stdout', check=False, quiet=True)
+	if res.returncode > 1:
+		raise HarnessError(f'diff of {f} failed')
+	return res.stdout
 
 
 def expected(line: Line, src: str) -> dict:
@@ -33,15 +45,11 @@ def expected(line: Line, src: str) -> dict:
 				   '--no-backup-if-mismatch', '-i', p], capture='all', check=False)
 			if res.returncode:
 				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with --fuzz=0 to {src}')
-		out = {}
-		for f in files:
-			old = os.path.join(tmp, 'a', f)
-			res = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}',
-				   old if os.path.isfile(old) else '/dev/null', os.path.join(tmp, 'b', f)],
-				  capture='stdout', check=False, quiet=True)
-			if res.returncode > 1:
-				raise HarnessError(f'diff of {f} failed')
-			out[f + '.diff'] = res.stdout
+		out = {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f)) for f in files}
+	for name in sorted(os.listdir(os.path.join(TOP, SELFTEST))):
+		f = f'{SELFTEST}/{name}'
+		if not name.endswith('.diff') and os.path.isfile(os.path.join(src, f)):
+			out[f + '.diff'] = diff(f, os.path.join(src, f), os.path.join(TOP, f))
 	return out
 
 
@@ -69,7 +77,7 @@ def file_diffs(line: Line, src: str, check: bool) -> int:
 			print(f'  {p}: ' + ('missing' if p not in have else 'left over' if p not in want else 'stale'),
 			      flush=True)
 		if bad:
-			raise HarnessError('the per-file diffs do not match patches/ (run: make file-diffs)')
+			raise HarnessError('the per-file diffs do not match patches/ and the selftest (run: make file-diffs)')
 		note(f'{len(want)} per-file diffs match patches/')
 		return 0
 	for p in have:

@@ -248,7 +248,7 @@ def config_fragments(opts: Options, arch: Arch, flavour: str, extra: Sequence[st
 		with open(arch_frag, 'w') as f:
 			f.write(arch.kconfig)
 	return [os.path.join(CONFIGS, 'common.config'), arch_frag,
-		os.path.join(TOP, 'tools/testing/selftests/cn_proc/config'), *extra,
+		os.path.join(TOP, 'tools/testing/selftests/connector/config'), *extra,
 		os.path.join(CONFIGS, 'flavours', flavour + '.config')]
 
 

@@ -3,10 +3,19 @@
 command line that boots a kernel with it.
 
 The initramfs holds Debian's busybox-static of the guest's architecture,
-tests/init and its console_drain, the selftest for each listener of the
-architecture (built from its place in the line's patched tree against
-that tree's uapi headers), make bench's event storm (all static), and the
-real clients where the architecture runs them (scripts/clients.sh).
+tests/init and its console_drain, the kselftest install of the selftest
+for each listener of the architecture (/kselftest, /kselftest32), make
+bench's event storm (all static), what run_kselftest.sh needs beyond
+busybox (scripts/kselftest_tools.sh), and the real clients where the
+architecture runs them (scripts/clients.sh).
+
+The kselftest install is what a CI system builds from mainline to run on
+any kernel: the newest line's source (its run_kselftest.sh, lib.mk,
+kselftest.h and uapi headers) with the selftest staged in
+tools/testing/selftests/connector/ as its posting puts it, the whole
+connector collection (proc_filter too) built static
+(USERLDFLAGS=-static). The guest runs cn_proc_test of it (tests/init):
+proc_filter listens until interrupted.
 """
 
 import os
@@ -16,9 +25,12 @@ from typing import List, Optional, Sequence
 
 from harness_config import Arch, Options
 from harness_kernel import Tree, kmake_argv
-from harness_util import SCRIPTS, TOP, HarnessError, note, run
+from harness_util import SCRIPTS, TOP, HarnessError, file_text, note, output, run
 
-SELFTEST = 'tools/testing/selftests/cn_proc'
+KSELFTEST = 'tools/testing/selftests'
+SELFTEST = KSELFTEST + '/connector'
+# Where each listener's kselftest install sits in the guest (tests/init).
+INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 
 
 def debs(opts: Options, suite: str, arch: Arch, *pkgs: str) -> List[str]:
@@ -34,28 +46,59 @@ def debs(opts: Options, suite: str, arch: Arch, *pkgs: str) -> List[str]:
 	return res.stdout.split()
 
 
-def build_initramfs(tree: Tree, arch: Arch, opts: Options) -> str:
-	"""OUT/LINE/initramfs-ARCH.cpio.gz, from the tree at patched."""
+def kselftest_tree(src: str, opts: Options) -> str:
+	"""OUT/kselftest/tree: a copy of SRC (the newest line's pristine
+	source, or KSRC), hard-linked where the file system allows, with the
+	selftest's files in connector/ (each replaced, never written into: the
+	copy's files are the source's; not the *.diff of make file-diffs)."""
+	top = os.path.join(opts.out, 'kselftest')
+	tree = os.path.join(top, 'tree')
+	id_file = os.path.join(top, 'tree.id')
+	if not (os.path.isdir(tree) and os.path.isfile(id_file) and file_text(id_file).strip() == src):
+		shutil.rmtree(tree, ignore_errors=True)
+		os.makedirs(top, exist_ok=True)
+		if run(['cp', '-al', src, tree], check=False).returncode:
+			shutil.rmtree(tree, ignore_errors=True)
+			run(['cp', '-a', src, tree])
+		with open(id_file, 'w') as f:
+			f.write(src + '\n')
+	st = os.path.join(tree, SELFTEST)
+	os.makedirs(st, exist_ok=True)
+	for f in sorted(os.listdir(os.path.join(TOP, SELFTEST))):
+		if f.endswith('.diff'):
+			continue	# make file-diffs' view of the posting
+		if os.path.lexists(os.path.join(st, f)):
+			os.remove(os.path.join(st, f))
+		shutil.copy(os.path.join(TOP, SELFTEST, f), os.path.join(st, f))
+	return tree
+
+
+def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -> str:
+	"""OUT/LINE/initramfs-ARCH.cpio.gz, from the tree at patched;
+	KSELFTEST_SRC: the kernel source whose kselftest build system and uapi
+	headers build the selftest (the newest line's)."""
 	logs = tree.logs
 	hdrs = os.path.join(tree.lout, f'headers-{arch.name}')
 	run(kmake_argv(tree.path, hdrs, arch, opts.jobs, 'headers'), log=os.path.join(logs, f'headers-{arch.name}.log'))
 	inc = os.path.join(hdrs, 'usr', 'include')
-	bins = os.path.join(tree.lout, f'guest-{arch.name}')
 	root = os.path.join(tree.lout, f'initramfs-{arch.name}')
-	st = os.path.join(tree.path, SELFTEST)
-	shutil.rmtree(st, ignore_errors=True)
 	shutil.rmtree(root, ignore_errors=True)
-	# The selftest sits in the tree as it would upstream.
-	shutil.copytree(os.path.join(TOP, SELFTEST), st)
 	os.makedirs(os.path.join(root, 'bin'))
+	ksft = kselftest_tree(kselftest_src, opts)
+	ksft_out = os.path.join(opts.out, 'kselftest')
+	run(kmake_argv(ksft, os.path.join(ksft_out, f'headers-{arch.name}'), arch, opts.jobs, 'headers'),
+	    log=os.path.join(logs, f'kselftest-headers-{arch.name}.log'))
 	for bits, flags in arch.listeners:
-		out = os.path.join(bins, str(bits))
-		os.makedirs(out, exist_ok=True)
-		run(['make', '-C', st, f'OUTPUT={out}', f'KHDR_INCLUDES=-isystem {inc}',
-		     f'CROSS_COMPILE={arch.cross_compile}', 'LDFLAGS=' + ' '.join([*flags, '-static'])],
-		    log=os.path.join(logs, f'selftest-{arch.name}-{bits}.log'), what=f'the {bits}-bit selftest build')
-		shutil.copy(os.path.join(out, 'cn_proc_test'),
-			    os.path.join(root, 'bin', 'cn_proc_test' + ('' if bits == 64 else str(bits))))
+		inst = os.path.join(root, INSTALLS[bits])
+		run(['make', '-C', os.path.join(ksft, KSELFTEST), f'O={ksft_out}/build-{arch.name}-{bits}',
+		     f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
+		     f'KHDR_INCLUDES=-isystem {ksft_out}/headers-{arch.name}/usr/include', 'TARGETS=connector',
+		     'USERCFLAGS=' + ' '.join(flags), 'USERLDFLAGS=' + ' '.join([*flags, '-static']),
+		     f'KSFT_INSTALL_PATH={inst}', 'install'],
+		    log=os.path.join(logs, f'kselftest-{arch.name}-{bits}.log'), what=f'the {bits}-bit kselftest install')
+		prog = os.path.join(inst, 'connector', 'cn_proc_test')
+		if not os.path.isfile(prog) or 'INTERP' in output(['readelf', '-l', prog]):
+			raise HarnessError(f'{prog}: missing or not static')
 	gcc = arch.cross_compile + 'gcc'
 	for prog, src, extra in (('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
 				 ('console_drain', 'tests/console_drain.c', [])):
@@ -67,6 +110,12 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options) -> str:
 		    env={'OUT': opts.out, 'CLIENTS_SUITE': opts.clients_suite, 'DEBS_MIRROR': opts.debs_mirror},
 		    what='staging the real clients')
 		shutil.copytree(clients, root, symlinks=True, dirs_exist_ok=True)
+	# The same libraries and loader link as the clients', where both are.
+	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
+	run([os.path.join(SCRIPTS, 'kselftest_tools.sh'), tools], log=os.path.join(logs, f'kselftest-tools-{arch.name}.log'),
+	    env={'OUT': opts.out, 'DEBS_ARCH': arch.debian_arch, 'DEBS_MIRROR': opts.debs_mirror},
+	    what='staging what run_kselftest.sh needs')
+	run(['cp', '-a', '--remove-destination', tools + '/.', root])
 	# Unpacked, not installed (bookworm, as the clients).
 	deb = debs(opts, 'bookworm', arch, 'busybox-static')[0]
 	run(['bash', '-o', 'pipefail', '-c', f'dpkg-deb --fsys-tarfile {deb} | tar -x -C {root} ./bin/busybox'])

@@ -11,8 +11,17 @@ parts' kselftest results, is parsed by the tree's own parser,
 tools/testing/kunit/kunit_parser.py; the project's checks are on top of
 its Test objects.
 
+The selftest runs through its kselftest install's run_kselftest.sh, whose
+KTAP has one result for it, the selftest's own KTAP nested in it as "# "
+lines (tests/init): parsed by kunit_parser, then the nested lines, one
+"# " taken off, by kunit_parser again. The run with -n (a network
+namespace per test) and those in a new pid and user namespace must SKIP
+the selftest, naming the namespace.
+
 A boot's checks are the KUnit cases the kernel ran ("kunit:CASE"), the
-selftest's results ("NAME") and the real clients' ("client:NAME").
+selftest's results ("NAME"), the selftest's result in each namespace
+("netns:cn_proc_test", "pidns:", "userns:") and the real clients'
+("client:NAME").
 Whatever the run expects, a boot fails that timed out; whose init refused
 its parameters or did not start; whose part did not start, finish, report
 its whole plan, or exit with the status its results call for; whose
@@ -37,9 +46,19 @@ PROBLEMS = re.compile(
 	r'inconsistent lock state|suspicious RCU usage|'
 	r'sleeping function called from invalid context|scheduling while atomic|'
 	r'soft lockup|hard LOCKUP|rcu_.*stall|blocked for more than')
-PART = re.compile(r'(cn_proc-selftest|cn_proc-clients|cn_proc-storm): (?:(start)\b|exit (\d+)$)')
+PART = re.compile(r'(cn_proc-selftest(?:-netns|-pidns|-userns)?|cn_proc-clients|cn_proc-storm): '
+		  r'(?:(start)\b|(per-test log)$|exit (\d+)$)')
 # The checks of each part are named with its prefix.
-PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:'}
+PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:', 'cn_proc-selftest-netns': 'netns:',
+	  'cn_proc-selftest-pidns': 'pidns:', 'cn_proc-selftest-userns': 'userns:'}
+# The parts run through run_kselftest.sh, and what the selftest must SKIP
+# for in each namespace.
+KSELFTEST_PARTS = ('cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
+		   'cn_proc-selftest-userns')
+SKIP_FOR = {'cn_proc-selftest-netns': 'network namespace', 'cn_proc-selftest-pidns': 'pid namespace',
+	    'cn_proc-selftest-userns': 'user namespace'}
+KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
+SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
 
 _parser = None
 
@@ -66,7 +85,7 @@ def split_log(lines: Sequence[str]):
 	"""The kernel's messages, init's lines, each part's lines, and the
 	kernel's problem reports (with the log around them)."""
 	kernel, init, parts, problems = [], [], {}, []
-	part = None
+	part, where = None, 'lines'
 	for i, raw in enumerate(lines):
 		line = raw.rstrip('\r\n')
 		k = PRINTK.search(line)
@@ -82,15 +101,18 @@ def split_log(lines: Sequence[str]):
 		if m:
 			if m.group(2):
 				part = m.group(1)
-				parts[part] = {'lines': [], 'exit': None}
+				parts[part] = {'lines': [], 'log': [], 'exit': None}
+				where = 'lines'
+			elif m.group(3) and m.group(1) == part:
+				where = 'log'
 			elif m.group(1) in parts:
-				parts[m.group(1)]['exit'] = int(m.group(3))
+				parts[m.group(1)]['exit'] = int(m.group(4))
 				part = None
 			continue
 		if line.startswith('cn_proc-init: '):
 			init.append(line[len('cn_proc-init: '):])
 		elif part:
-			parts[part]['lines'].append(line)
+			parts[part][where].append(line)
 	return kernel, init, parts, problems
 
 
@@ -128,14 +150,19 @@ def parse(lines: Sequence[str]) -> dict:
 	for name, p in parts.items():
 		info = {'exit': p['exit'], 'plan': None, 'results': 0, 'ktap': True}
 		res['parts'][name] = info
-		for l in p['lines']:
+		lines = kselftest_part(p, info) if name in KSELFTEST_PARTS else p['lines']
+		for l in lines:
 			if l.startswith('# cn_proc:'):
 				for kv in l[len('# cn_proc:'):].split():
 					key, _, val = kv.partition('=')
 					res['diag'][key] = val
 		if name not in PREFIX:
 			continue
-		test = _ktap(p['lines'])
+		if name in SKIP_FOR:
+			if info['runner'] is not None:
+				res['checks'][PREFIX[name] + 'cn_proc_test'] = info['runner']
+			continue
+		test = _ktap(lines)
 		info['ktap'] = test.status != _parser.TestStatus.FAILURE_TO_PARSE_TESTS
 		info['plan'] = test.expected_count if info['ktap'] else None
 		for t in test.subtests:
@@ -143,6 +170,28 @@ def parse(lines: Sequence[str]) -> dict:
 				info['results'] += 1
 				res['checks'][PREFIX[name] + t.name] = _status(t)
 	return res
+
+
+def kselftest_part(p: dict, info: dict) -> List[str]:
+	"""run_kselftest.sh's KTAP: its plan and its result for the selftest
+	into INFO; the selftest's own lines, nested in its result's log (and
+	in the per-test log of a run with -p), one "# " taken off."""
+	runner = _ktap(p['lines'])
+	info['runner_plan'] = runner.expected_count
+	info['runner_results'] = [t.name.strip() for t in runner.subtests if t.name]
+	info['runner'] = None
+	info['skip'] = None
+	nested = []
+	for t in runner.subtests:
+		if t.name and t.name.strip() == KSELFTEST_NAME:
+			info['runner'] = _status(t)
+			nested = t.log
+	nested = [l[2:] if l.startswith('# ') else l for l in nested + p['log']]
+	for l in nested:
+		m = SKIP_ALL.match(l)
+		if m:
+			info['skip'] = m.group(1)
+	return nested
 
 
 class Why(str):
@@ -199,20 +248,34 @@ def problems(res: dict, boot: Boot) -> List[Why]:
 
 def part_problems(res: dict, part: str) -> List[Why]:
 	"""A part must have started and finished, reported its whole plan, and
-	exited 0 when all passed, 1 when some failed (kselftest's codes)."""
+	exited 0 when all passed, 1 when some failed (kselftest's codes). One
+	run through run_kselftest.sh must have reported the selftest's result
+	as its results call for; one in a namespace, a SKIP naming it."""
 	info = res['parts'].get(part)
 	if info is None:
 		return [Why('part_missing', part, f'{part} did not start')]
 	if info['exit'] is None:
 		return [Why('part_unfinished', part, f'{part} did not finish')]
 	why = []
-	if not info['ktap'] or info['plan'] is None or info['results'] != info['plan']:
+	prefix = PREFIX[part]
+	if part in KSELFTEST_PARTS:
+		if info['runner_plan'] != 1 or info['runner_results'] != [KSELFTEST_NAME]:
+			why.append(Why('runner', part, f'{part}: run_kselftest.sh planned {info["runner_plan"]} and reported '
+				       f'{", ".join(info["runner_results"]) or "nothing"}, not {KSELFTEST_NAME} alone'))
+	if part in SKIP_FOR:
+		if info['runner'] != 'skip' or not info['skip'] or SKIP_FOR[part] not in info['skip']:
+			why.append(Why('namespace_skip', part, f'{part}: cn_proc_test did not SKIP for the {SKIP_FOR[part]} '
+				       f'(result {info["runner"] or "none"}, reason: {info["skip"] or "none"})'))
+	elif not info['ktap'] or info['plan'] is None or info['results'] != info['plan']:
 		why.append(Why('plan', part, f'{part} reported {info["results"]} results, planned '
 			       f'{info["plan"] if info["plan"] is not None else "none"}'))
-	prefix = PREFIX[part]
 	mine = [k for k in res['checks'] if (k.startswith(prefix) if prefix else ':' not in k)]
 	failed = any(res['checks'][k] != 'ok' and res['checks'][k] != 'skip' for k in mine)
-	if info['exit'] != (1 if failed else 0):
+	if part == 'cn_proc-selftest' and info['runner'] is not None and not why and \
+	   info['runner'] != ('FAIL' if failed else 'ok'):
+		why.append(Why('runner_result', part, f'{part}: run_kselftest.sh reported cn_proc_test {info["runner"]}, '
+			       f'its checks {"some failed" if failed else "all passed"}'))
+	if info['exit'] != (1 if failed or info.get('runner') == 'FAIL' else 0):
 		why.append(Why('exit_status', part, f'{part} exited {info["exit"]}'))
 	return why
 

@@ -671,7 +671,7 @@ class HungBoot(HarnessCase):
 		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
 		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
-		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o: 'initrd'), \
+		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
 		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
 		     mock.patch.object(harness, 'qemu_argv', lambda arch, image, initrd, log, *a, **k: [self.qemu, log]):
 			status, out = self.guarded(lambda: self.harness('boot-test', commands=True, KERNEL='7.3',
@@ -713,7 +713,7 @@ class Arm64Helper(HarnessCase):
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
-		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o: 'initrd'), \
+		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
 		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
 		     mock.patch.object(harness, 'boot', boot):
 			return self.harness('boot-test', commands=True, KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-lse')

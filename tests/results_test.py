@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the log parser and the verdict (scripts/harness_results.py) on
 the serial logs in tests/logs/, one file a case, as kunit_tool_test.py has
-its test_data/: real boots of the test kernels (x86_64-*, arm64-*), and
-crafted copies of them with one thing changed each (the others).
+its test_data/: boots of the test kernels (x86_64-*, arm64-*), and
+crafted copies of them with one thing changed each (the others). The boots
+from before the selftest ran through run_kselftest.sh have its selftest
+part rewritten in that form (run_kselftest.sh's KTAP, the selftest's
+nested in it, and the runs in a network, pid and user namespace).
 
 They need the newest line's tools/testing/kunit, whose kunit_parser reads
 the KTAP: make unit-tests gives its path in KUNIT_TOOL.
@@ -87,6 +90,10 @@ class Logs(unittest.TestCase):
 		self.assertEqual(res['checks']['client:keepalived'], 'ok')
 		self.assertEqual(res['diag']['inversions'], '0')
 		self.assertEqual(res['parts']['cn_proc-selftest']['plan'], 18)
+		self.assertEqual(res['parts']['cn_proc-selftest']['runner'], 'ok')
+		for ns in ('netns', 'pidns', 'userns'):
+			self.assertEqual(res['checks'][ns + ':cn_proc_test'], 'skip')
+		self.assertIn('network namespace', res['parts']['cn_proc-selftest-netns']['skip'])
 
 	def test_a_base_boot_fails_as_its_run_expects(self):
 		res = self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'base'), [])
@@ -141,6 +148,15 @@ class Logs(unittest.TestCase):
 		the boot never got that far."""
 		self.assertVerdict('arm64-no-alternatives.log', boot('arm64-llsc'), [('atomics', '')])
 
+	def test_a_boot_reports_the_checks_configs_can_name(self):
+		"""What a run may expect to fail (harness_config.reportable()) is
+		what its boots report, in real boots of each kind."""
+		for log, b in (('x86_64-smp2-patched.log', boot('smp2')), ('x86_64-smp2-base.log', boot('smp2', 'base')),
+			       ('x86_64-mutant-helper.log', boot('mutant-helper', 'plain-ktime-get-ns'))):
+			res, _ = judge(log, b)
+			self.assertEqual(sorted(res['checks']),
+					 sorted(harness_config.reportable(b.run, harness_config.load_lines()[0], b.variant)), log)
+
 	# Crafted: what makes any boot fail.
 
 	def test_a_kernel_report_fails_a_boot(self):
@@ -157,7 +173,9 @@ class Logs(unittest.TestCase):
 		self.assertVerdict('printk-inside-plan.log', boot('smp2'), [])
 
 	def test_a_selftest_that_did_not_finish(self):
-		self.assertVerdict('selftest-unfinished.log', boot('smp2'), [('part_unfinished', 'cn_proc-selftest')])
+		self.assertVerdict('selftest-unfinished.log', boot('smp2'),
+				   [('part_unfinished', 'cn_proc-selftest'), ('part_missing', 'cn_proc-selftest-netns'),
+				    ('part_missing', 'cn_proc-selftest-pidns'), ('part_missing', 'cn_proc-selftest-userns')])
 
 	def test_a_missing_result(self):
 		res = self.assertVerdict('result-missing.log', boot('smp2'), [('plan', 'cn_proc-selftest')])
@@ -173,7 +191,47 @@ class Logs(unittest.TestCase):
 					 ('plan', 'cn_proc-selftest'))
 
 	def test_the_exit_status_must_match_the_results(self):
-		self.assertVerdict('exit-status-wrong.log', boot('smp2'), [('exit_status', 'cn_proc-selftest')])
+		"""The selftest's (139 after 18 passes), in run_kselftest.sh's result;
+		and run_kselftest.sh's own."""
+		self.assertVerdict('exit-status-wrong.log', boot('smp2'), [('runner_result', 'cn_proc-selftest')])
+		self.assertVerdict('runner-exit-wrong.log', boot('smp2'), [('exit_status', 'cn_proc-selftest')])
+
+	# Crafted: run_kselftest.sh's nesting, and the namespaces.
+
+	def test_a_nested_result_lost(self):
+		"""run_kselftest.sh's result for the selftest, without the selftest's
+		own KTAP in it; one nested result missing is test_a_missing_result."""
+		res = self.assertVerdict('nested-missing.log', boot('smp2'), [('plan', 'cn_proc-selftest')])
+		self.assertEqual(res['parts']['cn_proc-selftest']['results'], 0)
+
+	def test_run_kselftest_n_must_skip_for_the_network_namespace(self):
+		"""A FAIL (the selftest's Bail out on ECONNREFUSED), and a SKIP
+		whose reason is lost, both fail a boot, base or patched."""
+		for variant in ('base', 'patched'):
+			res = self.assertVerdict('netns-fail.log', boot('smp2', variant),
+						 [('namespace_skip', 'cn_proc-selftest-netns'), ('failed', 'netns:cn_proc_test')])
+			self.assertEqual(res['parts']['cn_proc-selftest-netns']['runner'], 'FAIL')
+		res = self.assertVerdict('netns-reason-missing.log', boot('smp2'), [('namespace_skip', 'cn_proc-selftest-netns')])
+		self.assertEqual((res['parts']['cn_proc-selftest-netns']['runner'], res['parts']['cn_proc-selftest-netns']['skip']),
+				 ('skip', None))
+
+	def test_a_skip_reason_with_a_failure(self):
+		"""The selftest's SKIP line, but an exit status run_kselftest.sh
+		reports as a failure."""
+		res = self.assertVerdict('netns-skip-exit-wrong.log', boot('smp2'),
+					 [('namespace_skip', 'cn_proc-selftest-netns'), ('failed', 'netns:cn_proc_test')])
+		self.assertIn('network namespace', res['parts']['cn_proc-selftest-netns']['skip'])
+
+	def test_run_kselftest_runs_the_selftest_alone(self):
+		"""proc_filter too (run_kselftest.sh without -t): it listens until its
+		timeout."""
+		res = self.assertVerdict('runner-other-test.log', boot('smp2'),
+					 [('runner', 'cn_proc-selftest'), ('exit_status', 'cn_proc-selftest')])
+		self.assertEqual(res['parts']['cn_proc-selftest']['runner_plan'], 2)
+
+	def test_a_new_pid_namespace_must_skip_naming_it(self):
+		res = self.assertVerdict('pidns-wrong-reason.log', boot('smp2'), [('namespace_skip', 'cn_proc-selftest-pidns')])
+		self.assertNotIn('pid namespace', res['parts']['cn_proc-selftest-pidns']['skip'])
 
 	def test_clients_asked_for_but_absent(self):
 		self.assertVerdict('clients-missing.log', boot('smp2'), [('part_missing', 'cn_proc-clients')])
@@ -190,7 +248,7 @@ class Logs(unittest.TestCase):
 		self.assertIn(('init_mode', 'kunti'), kinds(judge('init-unknown-run.log', boot('smp2'))[1]))
 
 	def test_a_hung_boot(self):
-		self.assertEqual(kinds(judge('selftest-unfinished.log', boot('smp2'), timed_out=True)[1]),
+		self.assertEqual(kinds(judge('selftest-unfinished.log', boot('smp2'), timed_out=True)[1])[:2],
 				 [('timed_out', ''), ('part_unfinished', 'cn_proc-selftest')])
 
 	# Each decision on a passing boot, edited to break it.

@@ -2,7 +2,19 @@
 /*
  * Process events connector: the subscription ack, one event of each kind (its fields, and its
  * stamp inside the window of the system call that caused it), causal order, stamp deltas, and
- * per-cpu order and uniqueness of timestamp_ns under fork/exec load.
+ * per-cpu order and uniqueness of timestamp_ns under fork/exec load. Each check is reported as
+ * soon as it is decided: the ack, event kind and delta checks before the load.
+ *
+ * timestamp_ns is unique and in seq order on each cpu since "connector/cn_proc: Stamp events
+ * in seq order". On a kernel without that change (a stable kernel) what a failure means depends
+ * on the clock. On a coarse clocksource (jiffies) load_order and load_unique fail on every run:
+ * consecutive events share a stamp. On a fine one load_order and ack_order fail only when a run
+ * catches the race they check for (the stamp read before the lock that assigns seq), and
+ * load_unique when two cpus read the same clock value; a pass there does not show that the
+ * kernel keeps the order. Any other failure is a failure on any kernel.
+ *
+ * The connector serves the initial network namespace only, and ignores a subscription from
+ * another pid or user namespace: there the test skips and says which.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -14,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -44,6 +57,9 @@ _Static_assert(sizeof(struct cn_msg) == 20, "cn_msg size");
 #define DEF_WORKERS	4
 #define DEF_EVENTS	20000
 #define DEF_SECONDS	25
+/* The inode numbers of the initial pid and user namespaces in /proc/PID/ns/, fixed */
+#define INIT_PID_NS_INO		0xEFFFFFFCU
+#define INIT_USER_NS_INO	0xEFFFFFFDU
 
 static struct {			/* every message received, in order */
 	int sock;
@@ -163,6 +179,59 @@ static void rec_poll(int ms)
 	}
 }
 
+/* Not in the initial namespace of /proc/self/ns/NAME (known by its fixed inode); absent: in it */
+static bool outside(const char *name, unsigned long ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	return !stat(path, &st) && st.st_ino != ino;
+}
+
+static const char not_init[] = "other than the initial one";
+static const char ignored[] = "whose subscriptions the connector ignores";
+
+/* cn_proc_mcast_ctl() ignores a request from a non-initial user or pid namespace */
+static void check_namespaces(void)
+{
+	struct stat st;
+
+	if (outside("user", INIT_USER_NS_INO))
+		ksft_exit_skip("in a user namespace %s, %s\n", not_init, ignored);
+	if (outside("pid", INIT_PID_NS_INO))
+		ksft_exit_skip("in a pid namespace %s, %s\n", not_init, ignored);
+	/*
+	 * unshare -p without -f: events would name the children by pids that fork() did not
+	 * return. Until its first process the new namespace has no pid_for_children.
+	 */
+	if (outside("pid_for_children", INIT_PID_NS_INO) ||
+	    (!stat("/proc/self/ns/pid", &st) && stat("/proc/self/ns/pid_for_children", &st)))
+		ksft_exit_skip("children in a pid namespace %s, whose pids events do not carry\n",
+			       not_init);
+}
+
+/* A message of the ack's cpu after the ack is recorded */
+static bool ack_followed(const struct ec_event *ack)
+{
+	size_t i;
+
+	for (i = ack - rec.ev + 1; i < rec.n; i++)
+		if (rec.ev[i].cpu == ack->cpu)
+			return true;
+	return false;
+}
+
+static size_t find_ack(void)
+{
+	size_t i;
+
+	for (i = 0; i < rec.n; i++)
+		if (rec.ev[i].what == PROC_EVENT_NONE && rec.ev[i].ack == REQ_ACK + 1)
+			return i;
+	return rec.n;
+}
+
 static void subscribe(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
@@ -178,7 +247,6 @@ static void subscribe(void)
 	};
 	unsigned long long end;
 	int size = RCVBUF;
-	size_t i = 0;
 
 	rec.sock = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
 	if (rec.sock < 0 && errno == EPROTONOSUPPORT)
@@ -188,15 +256,21 @@ static void subscribe(void)
 	/* under emulation the load can outpace the listener for a while */
 	if (setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (send(rec.sock, &req, sizeof(req), 0) < 0)
-		ksft_exit_fail_msg("PROC_CN_MCAST_LISTEN: %s\n", strerror(errno));
+	if (send(rec.sock, &req, sizeof(req), 0) < 0) {
+		const char *why = strerror(errno);
+
+		/* the connector's kernel socket is in the initial network namespace only */
+		if (errno == ECONNREFUSED)
+			ksft_exit_skip("in a network namespace %s, %s (PROC_CN_MCAST_LISTEN: %s)\n",
+				       not_init, "where the connector is not", why);
+		ksft_exit_fail_msg("PROC_CN_MCAST_LISTEN: %s\n", why);
+	}
 	/* acks go to every listener: ours carries our ack + 1 */
 	end = now_ns() + ACK_WAIT_MS * NSEC_PER_MSEC;
 	while (now_ns() < end) {
 		rec_poll(POLL_MS);
-		for (; i < rec.n; i++)
-			if (rec.ev[i].what == PROC_EVENT_NONE && rec.ev[i].ack == REQ_ACK + 1)
-				return;
+		if (find_ack() < rec.n)
+			return;
 	}
 	ksft_exit_skip("no ack (CONFIG_PROC_EVENTS=n?)\n");
 }
@@ -531,11 +605,48 @@ static void run_load(void)
 }
 
 /*
+ * Before the load, the messages the checks up to it read: the exit of each scripted process
+ * (sent after its parent may have reaped it) and a message of the ack's cpu after the ack,
+ * which the listener causes there itself. Up to ACK_WAIT_MS; what is missing then fails.
+ */
+static bool exited(int pid)
+{
+	size_t i;
+
+	for (i = 0; i < rec.n; i++)
+		if (rec.ev[i].what == PROC_EVENT_EXIT && rec.ev[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void follow_ack(void)
+{
+	size_t at = find_ack();
+	cpu_set_t all;
+
+	sched_getaffinity(0, sizeof(all), &all);
+	if (!on_cpu(rec.ev[at].cpu))
+		prctl(PR_SET_NAME, "cn_proc_test", 0, 0, 0);
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
+static void wait_script(void)
+{
+	unsigned long long end = now_ns() + ACK_WAIT_MS * NSEC_PER_MSEC;
+
+	rec_poll(0);
+	while (!(exited(script->child) && exited(script->st[ST_CORE].pid) &&
+		 exited(script->st[ST_EXEC].pid) && ack_followed(&rec.ev[find_ack()])) &&
+	       now_ns() < end)
+		rec_poll(POLL_MS);
+}
+
+/*
  * The ack as clients have seen it since seq and cpu moved into send_msg() (its CPU's sequence and
  * that CPU: keepalived relies on both), and, apart, its stamp below that of the next message of
  * its CPU, which the stamp's order promises and a base kernel need not keep.
  */
-static const struct ec_event *test_ack(void)
+static struct ec_event test_ack(void)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	const struct ec_event *ack;
@@ -549,7 +660,7 @@ static const struct ec_event *test_ack(void)
 			       faults);
 	ksft_test_result(!(faults & ~EC_ACK_ORDER), "ack\n");
 	ksft_test_result(!(faults & (EC_ACK_COUNT | EC_ACK_ORDER)), "ack_order\n");
-	return ack;
+	return ack ? *ack : (struct ec_event){ 0 };
 }
 
 /*
@@ -586,7 +697,7 @@ static void test_causal(int probes)
 
 int main(int argc, char **argv)
 {
-	const struct ec_event *ack;
+	struct ec_event ack;
 	const struct kind *k;
 	struct ec_stats st;
 	unsigned long *v;
@@ -609,22 +720,26 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_header();
+	check_namespaces();
 	if (geteuid())
 		ksft_exit_skip("must be run as root\n");
 	subscribe();
 	ksft_set_plan(NR_TESTS);
+	follow_ack();
 	run_script();
-	probes = run_probes();
-	run_load();
-	if (ec_check_order(rec.ev, rec.n, &st))
-		ksft_exit_fail_msg("out of memory\n");
+	wait_script();
 
 	ack = test_ack();
 	for (k = kinds; k < kinds + ARRAY_SIZE(kinds); k++)
 		ksft_test_result(expect(k, fields_ok), "%s\n", k->name);
-	test_causal(probes);
 	test_delta(&marks[0], 100);
 	test_delta(&marks[1], 250);
+
+	probes = run_probes();
+	run_load();
+	if (ec_check_order(rec.ev, rec.n, &st))
+		ksft_exit_fail_msg("out of memory\n");
+	test_causal(probes);
 	ksft_print_msg("load_order: %llu inversions (largest %llu ns), %llu ties\n",
 		       st.inversions, st.max_inversion_ns, st.ties);
 	ksft_test_result(!st.inversions && !st.ties, "load_order\n");
@@ -632,7 +747,6 @@ int main(int argc, char **argv)
 	ksft_test_result(!st.duplicates, "load_unique\n");
 	ksft_print_msg("cn_proc: events=%zu cpus=%llu inversions=%llu max_inversion_ns=%llu ties=%llu duplicates=%llu gaps=%llu losses=%llu enobufs=%llu rate=%llu ack_seq=%u ack_cpu=%u lead_ns=%llu\n",
 		       rec.n, st.cpus, st.inversions, st.max_inversion_ns, st.ties, st.duplicates,
-		       st.gaps, st.losses, rec.enobufs, load.rate, ack ? ack->seq : 0,
-		       ack ? ack->cpu : 0, st.lead_ns);
+		       st.gaps, st.losses, rec.enobufs, load.rate, ack.seq, ack.cpu, st.lead_ns);
 	ksft_finished();
 }

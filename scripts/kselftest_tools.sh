@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kselftest_tools.sh DEST: stage into DEST, a fragment of the test guest's
+# root file system, what run_kselftest.sh needs beyond busybox, from
+# Debian bookworm's packages of the guest's architecture (DEBS_ARCH):
+#
+#   bin/bash          runner.sh's "ip netns exec NAME bash" (-n)
+#   sbin/ip           iproute2's ip, for "ip netns add" (-n); busybox's has
+#                     no netns
+#   usr/bin/timeout   coreutils', which takes --foreground (busybox's does
+#                     not); runner.sh uses it whenever it is there
+#   usr/lib/TRIPLET/SONAME, the loader   every shared library they load
+#
+# Nothing is installed or run here: debs.sh downloads the packages, dpkg-deb
+# -x unpacks them. The libraries are the closure of the ELF NEEDED entries,
+# a soname no unpacked package has looked for in what the package needing it
+# depends on (as clients.sh). DEST is replaced whole once all is staged; a
+# rerun with the same inputs keeps it (DEST.stamp).
+# shellcheck source=packaging.sh
+. "$(dirname "$0")/packaging.sh"
+
+[ $# -eq 1 ] || die "usage: kselftest_tools.sh DEST"
+dest=$(realpath -m "$1")
+suite=bookworm
+arch=${DEBS_ARCH:-amd64}
+case $arch in
+amd64) triplet=x86_64-linux-gnu ;;
+arm64) triplet=aarch64-linux-gnu ;;
+*) die "DEBS_ARCH=$arch: not amd64 or arm64" ;;
+esac
+# package:path in it:path in the guest
+tools=(bash:bin/bash:bin/bash iproute2:bin/ip:sbin/ip coreutils:usr/bin/timeout:usr/bin/timeout)
+
+mkdir -p "$(dirname "$dest")"
+exec 9>"$dest.lock"
+flock 9
+stamp=$(cat "$S/kselftest_tools.sh" "$S/debs.sh" <(echo "$suite $arch") | sha256sum | cut -c1-16)
+if [ "$(cat "$dest.stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$dest/sbin/ip" ]; then
+	echo "$dest is up to date"
+	exit 0
+fi
+rm -rf "$dest.stamp" "$dest".work.*
+work=$(mktemp -d "$dest.work.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+stage=$work/stage
+
+declare -A unpacked=() deb_of=() lib=()
+
+fetch() {
+	local out deb name
+	out=$(DEBS_ARCH=$arch "$S/debs.sh" "$suite" "$@") || exit 1
+	while read -r deb; do
+		name=$(dpkg-deb -f "$deb" Package)
+		mkdir -p "$work/pkg/$name"
+		dpkg-deb -x "$deb" "$work/pkg/$name"
+		unpacked[$name]=$work/pkg/$name
+		deb_of[$name]=$deb
+	done <<<"$out"
+}
+
+deps() {
+	dpkg-deb -f "${deb_of[$1]}" Pre-Depends Depends |
+		sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
+		sed -E 's/\|.*//; s/\(.*\)//; s/:[a-z0-9]+//; s/[[:space:]]//g' |
+		{ grep -E "$2" || true; } | while read -r p; do
+			[ -n "${unpacked[$p]:-}" ] || echo "$p"
+		done
+}
+
+find_so() {
+	local p d f
+	for p in "${!unpacked[@]}"; do
+		for d in "lib/$triplet" "usr/lib/$triplet" lib usr/lib lib64; do
+			f=${unpacked[$p]}/$d/$1
+			if [ -e "$f" ]; then
+				echo "$p $f"
+				return
+			fi
+		done
+	done
+}
+
+resolve() {
+	local file=$1 pkg=$2 so hit owner path ere more
+	for so in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		[ -z "${lib[$so]:-}" ] || continue
+		hit=$(find_so "$so")
+		for ere in '^lib' '.'; do
+			[ -z "$hit" ] || break
+			more=$(deps "$pkg" "$ere")
+			# shellcheck disable=SC2086 # package names, one a word
+			[ -z "$more" ] || fetch $more
+			hit=$(find_so "$so")
+		done
+		[ -n "$hit" ] ||
+			die "$so, needed by ${file#"$work/pkg/"}, is in none of: ${!unpacked[*]}"
+		owner=${hit%% *} path=${hit#* }
+		lib[$so]=$path
+		install -D -m 0755 "$(realpath "$path")" "$stage/usr/lib/$triplet/$so"
+		echo "  $so  ($owner)"
+		resolve "$path" "$owner"
+	done
+}
+
+pkgs=()
+for t in "${tools[@]}"; do
+	pkgs+=("${t%%:*}")
+done
+fetch "${pkgs[@]}"
+
+for t in "${tools[@]}"; do
+	IFS=: read -r pkg bin to <<<"$t"
+	file=${unpacked[$pkg]}/$bin
+	[ -f "$file" ] || die "package $pkg has no /$bin"
+	install -D -m 0755 "$file" "$stage/$to"
+	echo "/$to ($pkg $(dpkg-deb -f "${deb_of[$pkg]}" Version), $arch)"
+	resolve "$file" "$pkg"
+	ld=$(readelf -l "$file" | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p')
+	so=$(basename "$ld")
+	[[ -n $ld && -n ${lib[$so]:-} ]] || die "/$bin: its loader '$ld' is not among its libraries"
+	mkdir -p "$stage$(dirname "$ld")"
+	ln -sfn "$(realpath -m --relative-to="$stage$(dirname "$ld")" "$stage/usr/lib/$triplet/$so")" "$stage$ld"
+done
+
+rm -rf "$dest"
+mv "$stage" "$dest"
+echo "$stamp" >"$dest.stamp"
+echo "staged in $dest: $(du -sh "$dest" | cut -f1), $(find "$dest" -type f | wc -l) files"
