@@ -95,6 +95,8 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 	(the command by default) and the log. A TIMEOUT that passes raises
 	subprocess.TimeoutExpired, the command killed."""
 	shown = shlex.join(argv)
+	if env:
+		shown = ' '.join(f'{k}={shlex.quote(v)}' for k, v in env.items()) + ' ' + shown
 	if cwd:
 		shown = f'(cd {shlex.quote(cwd)} && {shown})'
 	if not quiet:
