@@ -12,16 +12,20 @@
 #               it starts and lose it when it is killed, never log that the
 #               kernel lacks proc events nor "Missed N messages", and stop
 #               cleanly.
-#   extrace     -t: must show the exec and the exit of "/bin/busybox sleep
-#               0.3" with a time= (the difference of the two events'
-#               timestamps) of at least the sleep less extrace's rounding,
-#               0.299 s, and at most the window in which the shell saw the
-#               workload live, read from /proc/timer_list (CLOCK_MONOTONIC,
-#               the stamps' clock) before starting it and after extrace
-#               showed its exit; and report no out-of-order message (how
-#               extrace sees a lost one too). A fixed 0.320 s bound fails
-#               under emulation on a busy host: exec and exit cost 2 to 22
-#               ms there.
+#   extrace     -t: must show the exec and the exit of "/bin/busybox
+#               usleep 300000" with a time= (the difference of the two
+#               events' timestamps) of at least the sleep less extrace's
+#               rounding, 0.299 s, and at most the window in which the shell
+#               saw the workload live, read from /proc/timer_list
+#               (CLOCK_MONOTONIC, the stamps' clock) before starting it and
+#               after extrace showed its exit; and report no out-of-order
+#               message (how extrace sees a lost one too). A fixed 0.320 s
+#               bound fails under emulation on a busy host: exec and exit
+#               cost 2 to 22 ms there. extrace reads /proc/PID/cmdline when
+#               it handles the exec, while the process runs: the workload
+#               and the probes are usleep, which leaves its argv alone
+#               (busybox 1.35's sleep turns "0.3" into "0.1" for a moment
+#               while it parses it).
 #
 # Nothing waits a fixed time: every wait polls a condition every 20 ms up
 # to a deadline, and says what it was waiting for when that passes. The
@@ -68,10 +72,11 @@ wait_for() {
 	done
 }
 
-# alive PID: the process exists and is not a zombie.
+# alive PID: the process exists and is not a zombie. It can exit at any
+# moment: stderr goes to /dev/null before the open of its stat is tried
+# (redirections apply left to right).
 alive() {
-	[ -r "/proc/$1/stat" ] || return 1
-	read -r _ _ state _ <"/proc/$1/stat" 2>/dev/null || return 1
+	{ read -r _ _ state _; } 2>/dev/null <"/proc/$1/stat" || return 1
 	[ "$state" != Z ]
 }
 
@@ -226,8 +231,8 @@ begin extrace
 # shellcheck disable=SC2317 # called through wait_for
 probe() {
 	alive "$epid" || return 0
-	/bin/busybox sleep 0.1
-	log_has "$eout" '^ *[0-9]+\+ /bin/busybox sleep 0\.1$'
+	/bin/busybox usleep 100000
+	log_has "$eout" '^ *[0-9]+\+ /bin/busybox usleep 100000$'
 }
 
 if ! [ -x /usr/bin/extrace ]; then
@@ -240,18 +245,18 @@ else
 		# The workload lives between t0 and t1 on the stamps' clock: t1 is
 		# read once extrace has shown the exit, so after it was stamped.
 		t0=$(mono_ns)
-		/bin/busybox sleep 0.3 &
+		/bin/busybox usleep 300000 &
 		spid=$!
 		wait "$spid"
 		wait_for "extrace to report pid $spid's exit" log_has "$eout" "^ *$spid- " ||
 			fail "no exit line for the workload"
 		t1=$(mono_ns)
-		diag "extrace: workload /bin/busybox sleep 0.3 was pid $spid"
+		diag "extrace: workload /bin/busybox usleep 300000 was pid $spid"
 		start=$(grep -E "^ *$spid\+ " "$eout")
 		end=$(grep -E "^ *$spid- " "$eout")
 		diag "extrace: $start"
 		diag "extrace: $end"
-		echo "$start" | grep -qE "^ *$spid\+ /bin/busybox sleep 0\.3$" ||
+		echo "$start" | grep -qE "^ *$spid\+ /bin/busybox usleep 300000$" ||
 			fail "no exec line for the workload"
 		t=$(echo "$end" | sed -n 's/.* exited status=0 time=\([0-9]*\.[0-9][0-9][0-9]\)s$/\1/p')
 		if [ -z "$t" ] || [ -z "$t0" ] || [ -z "$t1" ]; then
@@ -280,7 +285,7 @@ else
 		fail "extrace reports out-of-order (or lost) messages"
 	! log_has "$eerr" 'overflowed' ||
 		fail "extrace's pid table overflowed"
-	diag "extrace: $(wc -l <"$eout") lines of output, $(grep -cE '\+ /bin/busybox sleep 0\.1$' "$eout") probes"
+	diag "extrace: $(wc -l <"$eout") lines of output, $(grep -cE '\+ /bin/busybox usleep 100000$' "$eout") probes"
 	show "$eerr" "extrace stderr: "
 fi
 finish 2
