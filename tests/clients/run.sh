@@ -24,8 +24,8 @@
 #               cost 2 to 22 ms there. extrace reads /proc/PID/cmdline when
 #               it handles the exec, while the process runs: the workload
 #               and the probes are usleep, which leaves its argv alone
-#               (busybox 1.35's "sleep 0.3" writes "0.1" over it for a
-#               moment while it parses the number).
+#               (busybox 1.35's sleep turns "0.3" into "0.1" for a moment
+#               while it parses it).
 #
 # Nothing waits a fixed time: every wait polls a condition every 20 ms up
 # to a deadline, and says what it was waiting for when that passes. The
