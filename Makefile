@@ -15,19 +15,29 @@
 #   make kunit          kunit.py run --kunitconfig=kernel/time (UML)
 #   make bench          what the series and the designs it was chosen over
 #                       cost and keep (not part of check)
+#   make mutation       each mutant of the harness (tests/harness-mutants.toml)
+#                       alone against its unit tests; all must be killed
+#                       (not part of check)
 #   make static-checks, unit-tests, file-diffs, check-file-diffs
 #   make results        RESULTS, from the last run's tables
 #   make setup          install the Debian packages the harness needs
 #   make clean          remove $(OUT)
 
 OUT ?= out
-export KSRC KERNEL CONFIGS OUT SELFTEST_ARGS JOBS BOOT_TIMEOUT BENCH_PAIRS \
-	BENCH_CPUS STORM_ARGS DEBS_MIRROR CLIENTS_SUITE
-# ARCH, from make's command line only (an ARCH in the environment is
-# kbuild's), reaches the harness as BOOT_ARCH, and no make it runs:
-# kbuild's ARCH is the harness's to give (configs/arch/).
-export BOOT_ARCH := $(if $(filter command line,$(origin ARCH)),$(ARCH))
-unexport ARCH
+# Each variable, where set (on make's command line or in the environment),
+# becomes the harness's flag of that name; nothing else reaches it. ARCH
+# only from make's command line: an ARCH in the environment is kbuild's,
+# and no make the harness runs gets make's (configs/arch/ gives it).
+flag = $(if $($(1)),--$(2)='$($(1))')
+FLAGS = $(call flag,KERNEL,kernel) $(call flag,KSRC,ksrc) $(call flag,CONFIGS,configs) \
+	$(if $(filter command line,$(origin ARCH)),$(call flag,ARCH,arch)) \
+	$(call flag,SELFTEST_ARGS,selftest-args) $(call flag,OUT,out) $(call flag,JOBS,jobs) \
+	$(call flag,BOOT_TIMEOUT,boot-timeout) $(call flag,DEBS_MIRROR,debs-mirror) \
+	$(call flag,CLIENTS_SUITE,clients-suite) $(call flag,BENCH_PAIRS,bench-pairs) \
+	$(call flag,BENCH_CPUS,bench-cpus) $(call flag,STORM_ARGS,storm-args) \
+	$(if $(DRY_RUN),--dry-run)
+unexport ARCH KERNEL KSRC CONFIGS SELFTEST_ARGS OUT JOBS BOOT_TIMEOUT DEBS_MIRROR CLIENTS_SUITE \
+	BENCH_PAIRS BENCH_CPUS STORM_ARGS DRY_RUN
 MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 
 HARNESS = scripts/harness.py
@@ -35,19 +45,15 @@ HARNESS = scripts/harness.py
 # The commands share trees and build directories: one at a time.
 .NOTPARALLEL:
 .PHONY: all check boot-test bench litmus kunit static-checks file-diffs \
-	check-file-diffs unit-tests results setup clean
+	check-file-diffs unit-tests mutation results setup clean
 
 all: boot-test
 
-# make check's lines: every line, or KSRC's.
-check: setup
-	@KERNEL=$(or $(KERNEL),$(if $(KSRC),,all)) $(HARNESS) check
-
-boot-test bench litmus kunit static-checks check-file-diffs unit-tests: setup
-	@$(HARNESS) $@
+check boot-test bench litmus kunit static-checks check-file-diffs unit-tests mutation: setup
+	@$(HARNESS) $@ $(FLAGS)
 
 file-diffs results:
-	@$(HARNESS) $@
+	@$(HARNESS) $@ $(FLAGS)
 
 setup:
 	@scripts/setup.sh

@@ -21,6 +21,7 @@ import re
 import sys
 
 import bench_stats
+from harness_util import HarnessError
 
 SCHEMES = ('base', 'clock-under-lock', 'per-cpu-floor', 'series', 'atomic-inc')
 PREFIX = 'stamp_native: '
@@ -66,8 +67,7 @@ CPU_COUNTS = (2, 8, 32, 64, 128, 256, 512, 1024)
 
 
 def fail(msg):
-	print(f'error: {msg}', file=sys.stderr)
-	sys.exit(1)
+	raise HarnessError(msg)
 
 
 def fields(line):
@@ -329,4 +329,8 @@ def main():
 
 
 if __name__ == '__main__':
-	main()
+	try:
+		main()
+	except HarnessError as e:
+		print(f'error: {e}', file=sys.stderr)
+		sys.exit(1)

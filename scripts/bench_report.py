@@ -37,8 +37,7 @@ STORM = re.compile(r'storm: rate=([\d.]+) enobufs=(\d+) listener=(\S+) made_rate
 CAUSAL = re.compile(r'# causal_order: (\d+) processes, (\d+) violations; (\d+) probes, (-?\d+) out of order')
 
 
-class ReportError(Exception):
-	pass
+from harness_util import HarnessError as ReportError  # noqa: E402  (the harness's one error type)
 
 
 def storm_results(lines: Sequence[str], path: str) -> Dict[str, tuple]:

@@ -1,50 +1,44 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""harness.py COMMAND: the harness of the cn_proc ordered timestamps series,
-one process per command (make's targets call it; see the Makefile):
-
-  boot-test      build base and patched kernels of the selected lines,
-                 boot each in QEMU with the selftest (and the real
-                 clients), print base vs patched; exit 0 only if every
-                 boot ended as configs/runs.toml expects
-  check          everything: the options, per-file diffs, unit tests,
-                 static checks, litmus tests, kunit.py, boot-test
-  static-checks  the static checks of each selected line's series
-  litmus         the litmus tests of tests/litmus/ with herd7
-  kunit          tools/testing/kunit/kunit.py run --kunitconfig=kernel/time
-                 on the newest line's patched tree (UML)
-  unit-tests     what runs on the host without a test kernel
-  bench          what the series costs (make bench)
-  file-diffs     write the per-file diffs of the series [--check: compare]
-  results        RESULTS, from the last run's tables (and make bench's report)
-
-Options are make variables, read from the environment (README, Options);
-every one is checked before anything is fetched or built.
+"""harness.py COMMAND [OPTIONS]: the harness of the cn_proc ordered
+timestamps series, one process per command (the Makefile's targets call
+it, its variables become the options); every option and every file of
+configs/ is checked before anything is fetched or built.
 """
 
 import argparse
 import datetime
 import os
+import re
+import shlex
 import shutil
 import sys
+import textwrap
 import time
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 sys.dont_write_bytecode = True
 from harness_config import (Boot, Line, Options, load_arch, load_lines, load_runs, select_boots,  # noqa: E402
 			    select_lines)
-from harness_kernel import Kernels, Tree, fetch_source  # noqa: E402
-from harness_qemu import boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
+from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
+			    kmake_argv, source_argv)
+from harness_qemu import TCG, boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
 import harness_results  # noqa: E402
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, describe,  # noqa: E402
-			  file_text, note, output, run, stage)
+import harness_util  # noqa: E402
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, describe,  # noqa: E402
+			  file_text, note, output, run, stage, stage_summary)
+
+
+# Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
+KUNIT_TOOL = 'tools/testing/kunit'
 
 
 class Harness:
 	"""What one command works on, checked whole when it is made."""
 
-	def __init__(self, env=None):
-		self.opts = Options.from_env(env)
+	def __init__(self, opts: Options, target: Tuple[str, str, str] = ('', '', '')):
+		self.opts = opts
+		self.target = target	# boot's LINE RUN VARIANT
 		self.all_lines = load_lines()
 		self.newest = self.all_lines[0]
 		self.lines = select_lines(self.opts, self.all_lines)
@@ -55,20 +49,27 @@ class Harness:
 	def boots(self) -> Dict[str, List[Boot]]:
 		return select_boots(self.runs, self.lines, self.opts)
 
-	# The newest line's pristine source: KSRC if it is that line.
-	def newest_source(self) -> str:
+	def newest_source(self, fetch: bool = True) -> str:
+		"""The newest line's pristine source, where KTAP's parser
+		(tools/testing/kunit), the kselftest headers and the memory model
+		come from: KSRC if it is that line, else the Debian package's in
+		the cache, fetched if FETCH, '' if not and it is not there."""
 		if self.opts.ksrc and self.lines[0].name == self.newest.name:
 			return os.path.realpath(self.opts.ksrc)
-		return fetch_source(self.newest, self.opts)
+		if fetch:
+			return fetch_source(self.newest, self.opts)
+		return cached_source(self.newest) or ''
 
 	def use_kunit_parser(self) -> None:
 		"""KTAP is read with the newest line's tools/testing/kunit."""
-		harness_results.use_kunit_parser(os.path.join(self.newest_source(), 'tools/testing/kunit'))
+		harness_results.use_kunit_parser(os.path.join(self.newest_source(), KUNIT_TOOL))
 
 	# boot-test ------------------------------------------------------
 
 	def boot_test(self) -> int:
 		boots = self.boots()
+		if self.opts.dry_run:
+			return self.dry_run(boots)
 		with open(os.path.join(self.opts.out, 'commit'), 'w') as f:
 			f.write(describe() + '\n')
 		with stage('kunit_parser'):
@@ -101,12 +102,37 @@ class Harness:
 			note(f'accelerator: {self.accel[arch.name]}')
 		return self.accel[arch.name]
 
-	def boot_line(self, line: Line, boots: List[Boot]) -> bool:
+	def boot_argv(self, tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str) -> Tuple[List[str], str]:
+		"""QEMU's command line of boot B, and its serial log."""
+		arch = load_arch(b.run.arch)
+		image = kernels.image(*b.kernel)
+		args = list(b.run.kernel_cmdline())
+		prog_args = self.opts.storm_args if b.run.mode == 'storm' else self.opts.selftest_args
+		if prog_args and b.run.mode != 'kunit':
+			args.append(f'cnproc_args="{" ".join(prog_args)}"')
+		log = os.path.join(tree.logs, f'boot-{arch.name}-{b.name}.log')
+		return qemu_argv(arch, image, initrd, log, b.run.cpus, args, accel, b.run.cpu_model), log
+
+	def boot_line(self, line: Line, boots: List[Boot], cached_only: bool = False) -> bool:
+		"""BOOTS of LINE, their kernels built (or, CACHED_ONLY, taken from
+		the cache or refused), each judged; False if one was not as its run
+		expects."""
 		tree = Tree(line, self.opts)
 		kernels = Kernels(tree, self.opts)
 		with stage(f'{line.name}: tree'):
 			tree.prepare()
-		kernels.ensure(b.kernel for b in boots)
+		if cached_only:
+			for k in dict.fromkeys(b.kernel for b in boots):
+				with stage(f'{line.name}: config {k[0]} {k[1]}'):
+					kernels.configure(load_arch(k[0]), k[1])
+				if not kernels.present(load_arch(k[0]), k[1], k[2]):
+					raise HarnessError(f'Linux {line.name} {" ".join(k)}: no such kernel in the cache; '
+							   'make boot-test builds it')
+			# The guest is built from the tree at the series, as ensure() leaves it.
+			with stage(f'{line.name}: tree at patched'):
+				tree.patched()
+		else:
+			kernels.ensure(b.kernel for b in boots)
 		# A wrong instruction sequence fails the line, after its boots.
 		bad_helper = self.check_helper_instructions(line, kernels, boots)
 		archs = list(dict.fromkeys(b.run.arch for b in boots))
@@ -119,21 +145,17 @@ class Harness:
 		judged = {a: [] for a in archs}
 		for b in boots:
 			arch = load_arch(b.run.arch)
-			image = kernels.image(*b.kernel)
-			accel = self.accel_for(arch, image, initrd[arch.name], tree.logs)
-			args = list(b.run.kernel_cmdline())
-			prog_args = self.opts.storm_args if b.run.mode == 'storm' else self.opts.selftest_args
-			if prog_args and b.run.mode != 'kunit':
-				args.append(f'cnproc_args="{" ".join(prog_args)}"')
-			log = os.path.join(tree.logs, f'boot-{arch.name}-{b.name}.log')
-			argv = qemu_argv(arch, image, initrd[arch.name], log, b.run.cpus, args, accel, b.run.cpu_model)
+			accel = self.accel_for(arch, kernels.image(*b.kernel), initrd[arch.name], tree.logs)
+			argv, log = self.boot_argv(tree, kernels, b, initrd[arch.name], accel)
 			with stage(f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
 				   f'{", " + " ".join(b.run.kernel_cmdline()) if b.run.kernel_cmdline() else ""})'):
 				ended = boot(argv, log, self.opts.boot_timeout)
 			res = harness_results.parse_log(log, not ended)
 			os.makedirs(os.path.join(results, arch.name), exist_ok=True)
-			harness_results.save(res, os.path.join(results, arch.name, b.name + '.json'))
-			judged[arch.name].append({'boot': b, 'res': res, 'why': harness_results.verdict(res, b)})
+			why = harness_results.verdict(res, b)
+			harness_results.save({**res, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
+					     os.path.join(results, arch.name, b.name + '.json'))
+			judged[arch.name].append({'boot': b, 'res': res, 'why': why})
 		ok = True
 		for a in archs:
 			title = f'Linux {line.name} ({tree.id}) on {a}, QEMU -accel {self.accel[a]}'
@@ -145,6 +167,57 @@ class Harness:
 		for b in bad_helper:
 			print(f'error: {b}', flush=True)
 		return ok and not bad_helper
+
+	def boot_one(self) -> int:
+		"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
+		name, run, variant = self.target
+		line = [l for l in self.all_lines if l.name == name]
+		if not line:
+			raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in self.all_lines)}')
+		boots = [b for b in select_boots(self.runs, line, Options(configs=(run,)))[name] if b.variant == variant]
+		if not boots:
+			raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
+		if self.opts.dry_run:
+			return self.dry_run({name: boots})
+		with stage('kunit_parser'):
+			self.use_kunit_parser()
+		return 0 if self.boot_line(line[0], boots, cached_only=True) else 1
+
+	def dry_run(self, boots: Dict[str, List[Boot]]) -> int:
+		"""Every make and QEMU command the boots would run, none run: the
+		kernels' (each only if neither built nor in the cache), the guest's
+		headers, the boots (with software emulation: KVM is chosen, where
+		usable, by a probe boot)."""
+		def show(argv):
+			print(f'  $ {shlex.join(argv)}', flush=True)
+		for line in (l for l in self.all_lines if l.name in boots):
+			tree = Tree(line, self.opts)
+			kernels = Kernels(tree, self.opts)
+			print(f'Linux {line.name}: {self.opts.ksrc or line.package + " (" + line.suite + ")"}, '
+			      f'copied to {tree.path}', flush=True)
+			if not self.opts.ksrc:
+				show(source_argv(line))
+			order = build_order(b.kernel for b in boots[line.name])
+			for arch, flavour in dict.fromkeys((a, f) for a, f, _ in order):
+				a, build = load_arch(arch), kernels.build_dir(arch, flavour)
+				frags = config_fragments(self.opts, a, flavour, kernels.extra_fragments(a))
+				scratch = build + '.config'
+				# As make_config() runs them.
+				show(kmake_argv(tree.path, scratch, a, self.opts.jobs, 'tinyconfig'))
+				show([os.path.join(tree.path, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
+				      os.path.join(scratch, '.config'), *frags])
+				show(kmake_argv(tree.path, scratch, a, self.opts.jobs, 'olddefconfig'))
+			for arch, flavour, variant in order:
+				print(f'  # {arch} {flavour} {variant}, the tree at {variant}', flush=True)
+				show(kernels.build_argv(load_arch(arch), flavour))
+			for arch in dict.fromkeys(b.run.arch for b in boots[line.name]):
+				a = load_arch(arch)
+				show(kmake_argv(tree.path, os.path.join(tree.lout, f'headers-{a.name}'), a, self.opts.jobs,
+						'headers'))
+			for b in boots[line.name]:
+				initrd = os.path.join(tree.lout, f'initramfs-{b.run.arch}.cpio.gz')
+				show(self.boot_argv(tree, kernels, b, initrd, TCG)[0])
+		return 0
 
 	def check_helper_instructions(self, line: Line, kernels: Kernels, boots: List[Boot]) -> List[str]:
 		"""An arm64 kernel with the series must contain the helper's atomics
@@ -169,28 +242,16 @@ class Harness:
 		from harness_static import StaticChecks
 		return self.each_line('static checks', lambda line: StaticChecks(line, self.opts, self.newest.name).run_all())
 
-	def kselftest_headers(self) -> str:
-		"""Where the selftest's host test takes kselftest.h,
-		kselftest_harness.h and lib.mk from: KSRC, or the newest line's
-		source if it is in the cache already (nothing is downloaded for
-		three files); '' otherwise."""
-		if self.opts.ksrc:
-			if not os.path.isfile(os.path.join(self.opts.ksrc, 'tools/testing/selftests/kselftest_harness.h')):
-				raise HarnessError(f'KSRC={self.opts.ksrc} is not a kernel tree with '
-						   'tools/testing/selftests/kselftest_harness.h')
-			return self.opts.ksrc
-		base = os.path.join(cache_dir(), 'src')
-		found = [os.path.join(base, d) for d in sorted(os.listdir(base))
-			 if d.startswith(self.newest.package + '_') and os.path.isfile(os.path.join(base, d, '.unpacked'))] \
-			if os.path.isdir(base) else []
-		return found[-1] if found else ''
-
-	def unit_tests(self) -> int:
-		src = self.kselftest_headers()
+	def unit_tests(self, required: bool = False) -> int:
+		"""The selftest's host test, the harness's unit tests, shellcheck.
+		What needs the newest line's source (the kselftest headers,
+		kunit_parser) takes it from KSRC or the cache, where make check
+		(REQUIRED) has fetched it; make unit-tests alone fetches nothing and
+		says SKIPPED, with the count, for what it cannot run."""
+		src = self.newest_source(fetch=required)
 		skipped = []
 		with stage('selftest checks on crafted streams'):
 			if not src:
-				note(f'SKIPPED: no KSRC and no {self.newest.package} in the cache for the kselftest headers')
 				skipped.append('the selftest host test')
 			else:
 				work = os.path.join(self.opts.out, 'unit')
@@ -203,16 +264,23 @@ class Harness:
 				run(['make', '-s', '-C', os.path.join(work, 'selftests/connector'), f'OUTPUT={work}', 'host_test'])
 				run([os.path.join(work, 'event_check_test')])
 		with stage('the harness, the log parser, litmus and bench reports (unittest)'):
-			env = {'PYTHONDONTWRITEBYTECODE': '1'}
-			if src:
-				env['KUNIT_TOOL'] = os.path.join(src, 'tools/testing/kunit')
-			else:
-				skipped.append('the log parser tests (no kunit_parser)')
+			env = {'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
+			log = os.path.join(self.opts.out, 'logs', 'unit-tests.log')
 			run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(TOP, 'tests'),
-			     '-p', '*_test.py'], env=env, what='the unit tests')
+			     '-p', '*_test.py'], env=env, log=log, what='the unit tests')
+			summary = file_text(log).strip().splitlines()
+			note(' '.join(summary[-3:]))
+			n = re.search(r'skipped=(\d+)', summary[-1] if summary else '')
+			if n and required:
+				raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): make check skips none')
+			if n:
+				skipped.append(f'{n.group(1)} unit tests')
 		with stage('shellcheck'):
 			run(['shellcheck', '-x', *shell_scripts()])
-		print('unit tests: passed' + (f' but for {", ".join(skipped)}: SKIPPED' if skipped else ''), flush=True)
+		if skipped:
+			print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {self.newest.name} and no '
+			      f'{self.newest.package} in the cache (make check fetches it)', flush=True)
+		print('unit tests: passed', flush=True)
 		return 0
 
 	def file_diffs(self, check: bool) -> int:
@@ -262,24 +330,22 @@ class Harness:
 	def litmus(self) -> int:
 		import litmus
 		with stage('litmus tests (herd7)'):
-			return litmus.main(['run', '--tree', self.newest_source()])
+			return litmus.main(['run', '--tree', self.newest_source(), '--jobs', str(self.opts.jobs)])
 
 	# check ----------------------------------------------------------
 
 	def check(self) -> int:
+		"""Each step in turn, the first that fails ends it; the time of
+		every stage at the end, passed or not."""
 		start = time.monotonic()
 		self.boots()	# the selection, checked before anything is fetched
-		steps = [('per-file diffs', lambda: self.file_diffs(check=True)),
-			 ('unit tests', self.unit_tests),
-			 ('static checks', self.static_checks),
-			 ('litmus tests', self.litmus),
-			 ('kunit.py', self.kunit),
-			 ('boot test', self.boot_test)]
-		for name, step in steps:
-			print(f'[{time.strftime("%H:%M:%S")}] make check: {name}', flush=True)
-			if step() != 0:
-				print(f'error: make check: {name} failed', flush=True)
-				return 1
+		try:
+			for name, step in self.check_steps():
+				with stage(f'make check: {name}'):
+					if step() != 0:
+						raise HarnessError(f'make check: {name} failed')
+		finally:
+			print('\nstage times:\n' + '\n'.join(stage_summary()), flush=True)
 		s = int(time.monotonic() - start)
 		what = ' '.join(filter(None, [f'KERNEL={self.opts.kernel or "all"}',
 					      self.opts.ksrc and f'KSRC={self.opts.ksrc}',
@@ -291,9 +357,18 @@ class Harness:
 			f.write(msg + '\n')
 		return 0
 
+	def check_steps(self):
+		"""make check's steps, in order: (name, the step)."""
+		return [('per-file diffs', lambda: self.file_diffs(check=True)),
+			('unit tests', lambda: self.unit_tests(required=True)),
+			('static checks', self.static_checks),
+			('litmus tests', self.litmus),
+			('kunit.py', self.kunit),
+			('boot test', self.boot_test)]
+
 	# results --------------------------------------------------------
 
-	def publish(self) -> int:
+	def results(self) -> int:
 		commit = os.path.join(self.opts.out, 'commit')
 		tables = []
 		for line in self.all_lines:
@@ -333,6 +408,16 @@ class Harness:
 		note('wrote RESULTS')
 		return 0
 
+	# mutation -------------------------------------------------------
+
+	def mutation(self) -> int:
+		"""Each mutant of tests/harness-mutants.toml alone against the unit
+		tests; the newest line's kunit_parser is required (fetched)."""
+		import harness_mutation
+		mutants = harness_mutation.load_mutants()
+		src = self.newest_source()
+		return harness_mutation.mutation(os.path.join(src, KUNIT_TOOL), self.opts.jobs, mutants)
+
 	# bench ----------------------------------------------------------
 
 	def bench(self) -> int:
@@ -347,32 +432,107 @@ def shell_scripts() -> List[str]:
 		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', '.ci/run')]
 
 
+# The flags, each an Options field; the default -h shows is the field's.
+FLAGS = {
+	'kernel': ('LINES', 'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by '
+		   'default (check: all; with --ksrc, its version)'),
+	'ksrc': ('DIR', 'your own kernel tree instead of the Debian package; copied, never modified'),
+	'configs': ('RUNS', 'only these runs of configs/runs.toml, e.g. "smp2 rt"; every run by default'),
+	'arch': ('ARCH', 'only the runs that boot this architecture (configs/arch/ARCH.py); every one by default'),
+	'selftest_args': ('ARGS', "the selftest's load: -w workers, -n events, -t seconds"),
+	'out': ('DIR', 'where trees, builds, logs and results go'),
+	'jobs': ('N', 'make -j for kernel builds'),
+	'boot_timeout': ('SECONDS', 'seconds before a boot counts as hung'),
+	'debs_mirror': ('URL', "the Debian mirror; the machine's apt mirror by default"),
+	'clients_suite': ('SUITE', 'the Debian suite of keepalived and extrace'),
+	'bench_pairs': ('N', 'rounds of the storm, each booting every design once, in each accelerator mode'),
+	'bench_cpus': ('N', "the bench guests' CPUs"),
+	'storm_args': ('ARGS', "the storm's -w workers, -t seconds a round and -r rounds"),
+}
+# Every command takes these; the others, those named.
+GENERAL = ('ksrc', 'out', 'jobs', 'debs_mirror', 'clients_suite')
+BOOTS = ('kernel', 'configs', 'arch', 'selftest_args', 'boot_timeout')
 COMMANDS = {
-	'boot-test': Harness.boot_test,
-	'check': Harness.check,
-	'static-checks': Harness.static_checks,
-	'litmus': Harness.litmus,
-	'kunit': Harness.kunit,
-	'unit-tests': Harness.unit_tests,
-	'bench': Harness.bench,
-	'file-diffs': lambda h: h.file_diffs(check=False),
-	'check-file-diffs': lambda h: h.file_diffs(check=True),
-	'results': Harness.publish,
-	'check-options': lambda h: (h.boots(), 0)[1],
+	'boot-test': (Harness.boot_test, BOOTS + ('dry_run',),
+		      'build base and patched kernels, boot them in QEMU, print base vs patched'),
+	'boot': (Harness.boot_one, ('selftest_args', 'boot_timeout', 'dry_run'),
+		 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
+	'check': (Harness.check, BOOTS, 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, '
+		  'boot-test'),
+	'check-options': (lambda h: (h.boots(), 0)[1], BOOTS, 'check the options and configs/, do nothing else'),
+	'static-checks': (Harness.static_checks, ('kernel',), "the static checks of each line's series"),
+	'litmus': (Harness.litmus, (), 'the litmus tests of tests/litmus/ with herd7'),
+	'kunit': (Harness.kunit, (), 'kunit.py run --kunitconfig=kernel/time on the newest line (UML)'),
+	'unit-tests': (Harness.unit_tests, (), "the harness's unit tests, the selftest's host test, shellcheck"),
+	'mutation': (Harness.mutation, (), 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
+	'bench': (Harness.bench, ('kernel', 'boot_timeout', 'bench_pairs', 'bench_cpus', 'storm_args'),
+		  'what the series and the designs it was chosen over cost and keep'),
+	'file-diffs': (lambda h: h.file_diffs(check=False), (), 'write the per-file diffs of the series'),
+	'check-file-diffs': (lambda h: h.file_diffs(check=True), (), 'compare the per-file diffs with the series'),
+	'results': (Harness.results, (), "RESULTS, from the last run's tables"),
 }
 
 
+def every_option() -> str:
+	"""For -h: every flag, its default and the commands that take it."""
+	defaults = Options()
+	out = ['options (harness.py COMMAND -h for one command\'s):']
+	for f, (metavar, what) in FLAGS.items():
+		default = getattr(defaults, f)
+		default = ' '.join(default) if isinstance(default, tuple) else default
+		if f == 'jobs':
+			default = f'the number of CPUs, {default}'
+		cmds = 'every command' if f in GENERAL else ', '.join(c for c, (_, flags, _) in COMMANDS.items()
+									if f in flags)
+		out.append(f'  --{f.replace("_", "-")} {metavar}' + (f' (default: {default})' if default != '' else ''))
+		out.append(textwrap.fill(f'{what}; {cmds}', 78, initial_indent=' ' * 6, subsequent_indent=' ' * 6))
+	out.append('  --dry-run')
+	out.append('      print every make and QEMU command, run none; '
+		   + ', '.join(c for c, (_, flags, _) in COMMANDS.items() if 'dry_run' in flags))
+	return '\n'.join(out)
+
+
+def parser() -> argparse.ArgumentParser:
+	p = argparse.ArgumentParser(prog='harness.py', description=__doc__.split('\n\n')[0],
+				    epilog=every_option(), formatter_class=argparse.RawDescriptionHelpFormatter)
+	sub = p.add_subparsers(dest='command', required=True, metavar='COMMAND')
+	defaults = Options()
+	for name, (_, flags, what) in COMMANDS.items():
+		c = sub.add_parser(name, help=what, description=what)
+		if name == 'boot':
+			c.add_argument('line', metavar='LINE')
+			c.add_argument('run', metavar='RUN')
+			c.add_argument('variant', metavar='VARIANT', help='base, patched or a mutant')
+		for f in GENERAL + tuple(x for x in flags if x != 'dry_run'):
+			metavar, what = FLAGS[f]
+			default = getattr(defaults, f)
+			if isinstance(default, tuple):
+				default = ' '.join(default)
+			if f == 'jobs':
+				default = f'the number of CPUs, {default}'
+			c.add_argument('--' + f.replace('_', '-'), metavar=metavar,
+				       help=what + (f' (default: {default})' if default not in ('', None) else ''))
+		if 'dry_run' in flags:
+			c.add_argument('--dry-run', action='store_true',
+				       help='print every make and QEMU command it would run, run none')
+	return p
+
+
 def main(argv: List[str]) -> int:
-	parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
-					 formatter_class=argparse.RawDescriptionHelpFormatter)
-	parser.add_argument('command', choices=COMMANDS)
-	args = parser.parse_args(argv)
 	try:
-		h = Harness()
-		if args.command == 'static-checks' and h.opts.arch:
-			raise HarnessError(f'ARCH={h.opts.arch}: the static checks are every configuration of '
-					   'configs/lines.toml; ARCH selects boot-test\'s runs')
-		return COMMANDS[args.command](h)
+		args = parser().parse_args(argv)
+	except SystemExit as e:		# -h, or a usage error (argparse has said it)
+		return e.code if isinstance(e.code, int) else 2
+	harness_util.STAGES.clear()
+	func, flags, _ = COMMANDS[args.command]
+	given = {f: getattr(args, f, None) for f in GENERAL + flags}
+	# check works on every line unless told otherwise.
+	if args.command == 'check' and not given['kernel'] and not given['ksrc']:
+		given['kernel'] = 'all'
+	try:
+		h = Harness(Options.parse(**given),
+			    (args.line, args.run, args.variant) if args.command == 'boot' else ('', '', ''))
+		return func(h)
 	except HarnessError as e:
 		print(f'error: {e}', file=sys.stderr, flush=True)
 		return 1

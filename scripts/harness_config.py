@@ -2,11 +2,12 @@
 """What the harness is asked to do, as typed data validated once, before
 anything is fetched or built:
 
-  Options   the make variables (environment) of one command
+  Options   the options of one command (harness.py's flags)
   Line      a kernel line of configs/lines.toml: its Debian package, its
             series, its static checks
-  Arch      an architecture, configs/arch/NAME.py (cf. kunit_tool's
-            qemu_configs): its kbuild ARCH, kconfig, QEMU and guest
+  Arch      an architecture, configs/arch/NAME.py (the type is
+            harness_arch.py's; cf. kunit_tool's qemu_configs): its kbuild
+            ARCH, kconfig, QEMU and guest
   Run       a run of configs/runs.toml: what its boots boot (line,
             architecture, CPUs, kernel arguments, what init runs) and what
             each kernel (base, patched, a mutant) must show
@@ -22,39 +23,16 @@ import re
 import tomllib
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from harness_arch import Arch
 from harness_util import TOP, HarnessError
 
 CONFIGS = os.path.join(TOP, 'configs')
+# Where lines.toml and runs.toml are: configs/ (the tests have their own).
+TABLES = CONFIGS
 MUTANTS = os.path.join(TOP, 'tests', 'mutants')
 
 
 # Architectures ----------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Arch:
-	"""An architecture (configs/arch/NAME.py). One without qemu is built
-	by the static checks only."""
-	name: str
-	linux_arch: str			# kbuild's ARCH
-	kconfig: str			# on top of tinyconfig, before the flavour
-	cross_compile: str = ''
-	kernel_path: str = ''		# the image to boot, in the build directory
-	console: str = ''
-	qemu: Optional[str] = None	# qemu-system-*
-	qemu_params: Tuple[str, ...] = ()
-	cpu: str = ''			# QEMU's -cpu in software emulation, if not its default
-	debian_arch: str = ''		# busybox-static of this Debian architecture
-	listeners: Tuple[Tuple[int, Tuple[str, ...]], ...] = ()	# bits, CFLAGS
-	clients: bool = False		# the real clients run in its guest
-	atomics: Tuple[str, ...] = ()	# what a run must say its kernel chooses
-
-	@property
-	def boots(self) -> bool:
-		return self.qemu is not None
-
-	def listener_flags(self, bits: int) -> Tuple[str, ...]:
-		return dict(self.listeners)[bits]
-
 
 DEFAULT_ARCH = 'x86_64'
 
@@ -69,7 +47,30 @@ def load_arch(name: str) -> Arch:
 	arch = mod.ARCH
 	if arch.name != name:
 		raise HarnessError(f'configs/arch/{name}.py describes {arch.name}')
+	check_fragment(f'configs/arch/{name}.py: kconfig', arch.kconfig)
 	return arch
+
+
+# A line of a config fragment: an option set or unset, a comment (that
+# does not start with an option, which would look unset and not be), blank.
+FRAGMENT_LINE = re.compile(r'CONFIG_\w+=\S.*|# CONFIG_\w+ is not set|#(?!\s*CONFIG_).*|\s*')
+
+
+def check_fragment(where: str, text: str) -> None:
+	"""A config fragment merge_config.sh and the kconfig check read as
+	written: each line an option, a comment or blank."""
+	for i, l in enumerate(text.splitlines(), 1):
+		if not FRAGMENT_LINE.fullmatch(l):
+			raise HarnessError(f'{where}:{i}: {l!r} is not CONFIG_X=VALUE, "# CONFIG_X is not set" or a comment')
+
+
+def check_fragments() -> None:
+	"""Every fragment of configs/ (configs/*.config, configs/flavours/)."""
+	for d in (CONFIGS, os.path.join(CONFIGS, 'flavours')):
+		for f in sorted(os.listdir(d)):
+			if f.endswith('.config'):
+				with open(os.path.join(d, f), errors='replace') as fh:
+					check_fragment(os.path.relpath(os.path.join(d, f), TOP), fh.read())
 
 
 def booting_arches() -> List[str]:
@@ -78,6 +79,26 @@ def booting_arches() -> List[str]:
 
 
 # Kernel lines -----------------------------------------------------------
+
+def series_patches(series_dir: str) -> List[str]:
+	"""The patches of the quilt series in SERIES_DIR, in order."""
+	out = []
+	with open(os.path.join(series_dir, 'series'), errors='replace') as f:
+		for l in f.read().splitlines():
+			l = l.split('#', 1)[0].strip()
+			if l:
+				out.append(os.path.join(series_dir, l.split()[0]))
+	return out
+
+
+def kunit_cases(series_dir: str) -> List[str]:
+	"""The KUnit cases the series adds (KUNIT_CASE*() lines it adds)."""
+	cases = []
+	for p in series_patches(series_dir):
+		with open(p, errors='replace') as f:
+			cases += re.findall(r'^\+\s*KUNIT_CASE\w*\((\w+)', f.read(), re.M)
+	return cases
+
 
 @dataclasses.dataclass(frozen=True)
 class Line:
@@ -93,12 +114,13 @@ class Line:
 
 
 def _load_toml(name: str) -> dict:
-	path = os.path.join(CONFIGS, name)
+	path = os.path.join(TABLES, name)
+	where = os.path.relpath(path, TOP)
 	try:
 		with open(path, 'rb') as f:
 			return tomllib.load(f)
 	except tomllib.TOMLDecodeError as e:
-		raise HarnessError(f'configs/{name}: {e}') from None
+		raise HarnessError(f'{where}: {e}') from None
 
 
 def _keys(where: str, table: dict, allowed: Sequence[str], required: Sequence[str] = ()) -> None:
@@ -111,7 +133,9 @@ def _keys(where: str, table: dict, allowed: Sequence[str], required: Sequence[st
 
 
 def load_lines() -> List[Line]:
-	"""configs/lines.toml; the first line is the newest."""
+	"""configs/lines.toml; the first line is the newest. The config
+	fragments of configs/ are checked with it."""
+	check_fragments()
 	lines = []
 	for i, t in enumerate(_load_toml('lines.toml').get('line', [])):
 		where = f'configs/lines.toml: line {t.get("name", i + 1)}'
@@ -140,7 +164,7 @@ def _flavour(where: str, name: str) -> str:
 
 def _positive(name: str, value: str) -> int:
 	if not re.fullmatch(r'[1-9][0-9]*', value):
-		raise HarnessError(f'{name}={value}: a whole number, at least 1')
+		raise HarnessError(f'{name} {value}: a whole number, at least 1')
 	return int(value)
 
 
@@ -153,16 +177,16 @@ def parse_getopt_numbers(name: str, value: str, letters: str) -> List[str]:
 	while i < len(words):
 		m = re.fullmatch(r'-([a-z])(.*)', words[i])
 		if not m or m.group(1) not in letters:
-			raise HarnessError(f'{name}="{value}": {words[i]} is not one of '
+			raise HarnessError(f'{name} "{value}": {words[i]} is not one of '
 					   + ' '.join(f'-{l} N' for l in letters))
 		num = m.group(2)
 		if not num:
 			i += 1
 			if i == len(words):
-				raise HarnessError(f'{name}="{value}": -{m.group(1)} needs a number')
+				raise HarnessError(f'{name} "{value}": -{m.group(1)} needs a number')
 			num = words[i]
 		if not re.fullmatch(r'[1-9][0-9]*', num):
-			raise HarnessError(f'{name}="{value}": -{m.group(1)} {num}: a whole number, at least 1')
+			raise HarnessError(f'{name} "{value}": -{m.group(1)} {num}: a whole number, at least 1')
 		i += 1
 	return words
 
@@ -174,60 +198,67 @@ STORM_OPTIONS = 'wtr'		# workers, seconds per round, rounds
 
 @dataclasses.dataclass
 class Options:
-	"""The make variables (environment) of one command, checked whole."""
-	kernel: str = ''
+	"""The options of one command (scripts/harness.py's flags, which the
+	Makefile's variables become), checked whole. The defaults here are
+	the only ones: -h prints them from these fields."""
+	kernel: str = ''		# the lines; '' is the newest (check: all)
 	ksrc: str = ''
-	configs: Tuple[str, ...] = ()
-	arch: str = ''			# make's ARCH, as BOOT_ARCH
+	configs: Tuple[str, ...] = ()	# runs of configs/runs.toml; () is every one
+	arch: str = ''			# the boots' architecture; '' is every one
 	selftest_args: Tuple[str, ...] = ()
-	out: str = ''
-	jobs: int = 1
+	out: str = os.path.join(TOP, 'out')
+	jobs: int = os.cpu_count() or 1
 	boot_timeout: int = 300
-	debs_mirror: str = ''
+	debs_mirror: str = ''		# '' is the machine's apt mirror
 	clients_suite: str = 'bookworm'
 	bench_pairs: int = 10
 	bench_cpus: int = 2
-	storm_args: Tuple[str, ...] = ()
+	storm_args: Tuple[str, ...] = ('-w', '4', '-t', '3', '-r', '3')
+	dry_run: bool = False
 
 	@classmethod
-	def from_env(cls, env: Optional[dict] = None) -> 'Options':
-		env = os.environ if env is None else env
+	def parse(cls, **given: Optional[str]) -> 'Options':
+		"""Options from the flags GIVEN (strings as on the command line,
+		None for one not given), or HarnessError naming the first that
+		cannot be honoured."""
 		o = cls()
-		o.kernel = env.get('KERNEL', '').strip()
-		o.ksrc = env.get('KSRC', '')
-		o.configs = tuple(env.get('CONFIGS', '').split())
-		o.arch = env.get('BOOT_ARCH', '')
+		g = {k: v for k, v in given.items() if v is not None}
+		unknown = set(g) - {f.name for f in dataclasses.fields(cls)}
+		assert not unknown, unknown
+		o.kernel = g.get('kernel', o.kernel).strip()
+		o.ksrc = g.get('ksrc', o.ksrc)
+		o.configs = tuple(g['configs'].split()) if 'configs' in g else o.configs
+		o.arch = g.get('arch', o.arch)
 		if o.arch and o.arch not in booting_arches():
-			raise HarnessError(f'ARCH={o.arch}: not an architecture the boot test boots: '
+			raise HarnessError(f'--arch {o.arch}: not an architecture the boot test boots: '
 					   + ' '.join(booting_arches()))
-		o.selftest_args = tuple(parse_getopt_numbers('SELFTEST_ARGS', env.get('SELFTEST_ARGS', ''),
-							     SELFTEST_OPTIONS))
-		o.out = os.path.realpath(env.get('OUT') or os.path.join(TOP, 'out'))
-		o.jobs = _positive('JOBS', env.get('JOBS') or str(os.cpu_count() or 1))
-		o.boot_timeout = _positive('BOOT_TIMEOUT', env.get('BOOT_TIMEOUT') or '300')
-		o.debs_mirror = env.get('DEBS_MIRROR', '')
+		if 'selftest_args' in g:
+			o.selftest_args = tuple(parse_getopt_numbers('--selftest-args', g['selftest_args'], SELFTEST_OPTIONS))
+		o.out = os.path.realpath(g.get('out') or o.out)
+		for name in ('jobs', 'boot_timeout', 'bench_pairs', 'bench_cpus'):
+			if name in g:
+				setattr(o, name, _positive('--' + name.replace('_', '-'), g[name]))
+		o.debs_mirror = g.get('debs_mirror', o.debs_mirror)
 		if o.debs_mirror and not re.fullmatch(r'https?://[^\s"\']+', o.debs_mirror):
-			raise HarnessError(f'DEBS_MIRROR={o.debs_mirror}: not an http(s) URL')
-		o.clients_suite = env.get('CLIENTS_SUITE') or 'bookworm'
+			raise HarnessError(f'--debs-mirror {o.debs_mirror}: not an http(s) URL')
+		o.clients_suite = g.get('clients_suite') or o.clients_suite
 		if not re.fullmatch(r'[a-z][a-z0-9-]*', o.clients_suite):
-			raise HarnessError(f'CLIENTS_SUITE={o.clients_suite}: not a Debian suite name')
-		o.bench_pairs = _positive('BENCH_PAIRS', env.get('BENCH_PAIRS') or '10')
-		o.bench_cpus = _positive('BENCH_CPUS', env.get('BENCH_CPUS') or '2')
-		o.storm_args = tuple(parse_getopt_numbers('STORM_ARGS',
-							  env.get('STORM_ARGS') or '-w 4 -t 3 -r 3',
-							  STORM_OPTIONS))
+			raise HarnessError(f'--clients-suite {o.clients_suite}: not a Debian suite name')
+		if 'storm_args' in g:
+			o.storm_args = tuple(parse_getopt_numbers('--storm-args', g['storm_args'], STORM_OPTIONS))
+		o.dry_run = bool(g.get('dry_run', o.dry_run))
 		return o
 
 
 def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
-	"""The lines a command works on: KERNEL (a list, or all; the newest by
-	default), or the one whose version KSRC's Makefile has."""
+	"""The lines a command works on: --kernel (a list, or all; the newest
+	by default), or the one whose version --ksrc's Makefile has."""
 	names = [l.name for l in lines]
 	want = opts.kernel
 	if opts.ksrc:
 		mk = os.path.join(opts.ksrc, 'Makefile')
 		if not (os.path.isfile(mk) and os.path.isdir(os.path.join(opts.ksrc, 'kernel'))):
-			raise HarnessError(f'KSRC={opts.ksrc} is not a kernel tree (give the top '
+			raise HarnessError(f'--ksrc {opts.ksrc} is not a kernel tree (give the top '
 					   'directory of a Linux source tree)')
 		with open(mk, errors='replace') as f:
 			text = f.read()
@@ -235,16 +266,16 @@ def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
 		p = re.search(r'^PATCHLEVEL = (\d+)', text, re.M)
 		version = f'{v.group(1) if v else "?"}.{p.group(1) if p else "?"}'
 		if want and want != version:
-			raise HarnessError(f'KSRC={opts.ksrc} is Linux {version}, not KERNEL={want}: '
-					   f'give one of them, or KERNEL={version}')
+			raise HarnessError(f'--ksrc {opts.ksrc} is Linux {version}, not --kernel {want}: '
+					   f'give one of them, or --kernel {version}')
 		want = version
 	if not want:
 		want = names[0]
 	chosen = names if want == 'all' else want.split()
 	for n in chosen:
 		if n not in names:
-			raise HarnessError(f'no series for Linux {n} ({"KSRC=" + opts.ksrc + ", " if opts.ksrc else ""}'
-					   f'KERNEL={opts.kernel}); lines: {" ".join(names)} or all')
+			raise HarnessError(f'no series for Linux {n} ({"--ksrc " + opts.ksrc + ", " if opts.ksrc else ""}'
+					   f'--kernel {opts.kernel}); lines: {" ".join(names)} or all')
 	return [l for l in lines if l.name in chosen]
 
 
@@ -256,7 +287,17 @@ PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
 # Kernel arguments the harness gives (console=, panic=, kunit.filter_glob=) or
 # that a run names by field (clocksource=, preempt=, init's cnproc_*).
 RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'kunit.filter_glob', 'clocksource', 'preempt')
-CHECK = re.compile(r'(kunit:|client:)?[a-z0-9_]+')
+CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
+# The results the selftest (tools/testing/selftests/connector) and the real
+# clients (tests/clients/run.sh) report, each once a boot: the checks a
+# run can expect to fail, with the KUnit cases of the line's series.
+SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach', 'ptrace_detach',
+		   'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order', 'delta_100ms', 'delta_250ms',
+		   'load_order', 'load_unique')
+CLIENT_CHECKS = ('keepalived', 'extrace')
+# run_kselftest.sh's result for the selftest in each namespace the guest
+# runs it in (each must SKIP).
+NAMESPACE_CHECKS = ('netns:cn_proc_test', 'pidns:cn_proc_test', 'userns:cn_proc_test')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -346,7 +387,10 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	for l in t['lines']:
 		if l not in lines:
 			raise HarnessError(f'{where}: no line {l} in configs/lines.toml')
-	arch = load_arch(t.get('arch', DEFAULT_ARCH))
+	try:
+		arch = load_arch(t.get('arch', DEFAULT_ARCH))
+	except HarnessError as e:
+		raise HarnessError(f'{where}: {e}') from None
 	if not arch.boots:
 		raise HarnessError(f'{where}: {arch.name} does not boot (configs/arch/{arch.name}.py has no qemu)')
 	_flavour(where, t.get('flavour', 'default'))
@@ -402,10 +446,31 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	return Run(**fields)
 
 
+def reportable(run: Run, line: Line, variant: str) -> List[str]:
+	"""The checks a boot of RUN's VARIANT kernel on LINE reports: the
+	KUnit cases of the series (the base kernel has none), the selftest's
+	results when it runs, the clients' when they run."""
+	checks = [] if variant == 'base' else ['kunit:' + c for c in kunit_cases(line.series_dir)]
+	if run.mode == 'selftest':
+		checks += SELFTEST_CHECKS + NAMESPACE_CHECKS
+	if run.clients:
+		checks += ['client:' + c for c in CLIENT_CHECKS]
+	return checks
+
+
 def load_runs(lines: Sequence[Line]) -> List[Run]:
-	"""Every run of configs/runs.toml, each checked whole."""
+	"""Every run of configs/runs.toml, each checked whole, every check it
+	expects to fail one its boots report."""
 	names = [l.name for l in lines]
 	runs = [parse_run(i, t, names) for i, t in enumerate(_load_toml('runs.toml').get('run', []))]
+	for r in runs:
+		for line in (l for l in lines if l.name in r.lines):
+			for v, e in r.kernels:
+				known = reportable(r, line, v)
+				for c in e.fail + e.may_fail:
+					if c not in known:
+						raise HarnessError(f'runs.toml: run {r.name}: kernels.{v}: {c}: no check a {v} '
+								   f'kernel of Linux {line.name} reports in this run')
 	for l in names:
 		mine = [r.name for r in runs if l in r.lines]
 		dup = {n for n in mine if mine.count(n) > 1}
@@ -432,8 +497,8 @@ class Boot:
 
 
 def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> Dict[str, List[Boot]]:
-	"""The boots of each chosen line that CONFIGS and ARCH select (all by
-	default); every chosen line must keep one, every CONFIGS name be a run
+	"""The boots of each chosen line that --configs and --arch select (all
+	by default); every chosen line must keep one, every --configs name a run
 	of a chosen line."""
 	boots = {}
 	for line in lines:
@@ -442,13 +507,13 @@ def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> D
 			  and (not opts.arch or r.arch == opts.arch)]
 		if not chosen:
 			raise HarnessError(
-				f'{"ARCH=" + opts.arch + " " if opts.arch else ""}CONFIGS="{" ".join(opts.configs)}" '
+				f'{"--arch " + opts.arch + " " if opts.arch else ""}--configs "{" ".join(opts.configs)}" '
 				f'selects no run of Linux {line.name}; its runs: {" ".join(r.name for r in mine)}')
 		boots[line.name] = [Boot(line.name, r, v, e) for r in chosen for v, e in r.kernels]
 	known = {r.name for r in runs for l in lines if l.name in r.lines
 		 and (not opts.arch or r.arch == opts.arch)}
 	for c in opts.configs:
 		if c not in known:
-			raise HarnessError(f'CONFIGS: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
+			raise HarnessError(f'--configs: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
 					   f'{" on " + opts.arch if opts.arch else ""} in configs/runs.toml')
 	return boots

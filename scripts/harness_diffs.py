@@ -10,12 +10,11 @@ one fails."""
 
 import os
 import shutil
-import subprocess
 import tempfile
 
 from harness_config import Line
 from harness_kernel import patch_files, series_patches
-from harness_util import TOP, HarnessError, file_text, note
+from harness_util import TOP, HarnessError, file_text, note, run
 
 # Where *.diff files are the harness's, not per-file diffs.
 NOT_DIFFS = ('out', 'patches', 'tests', '.git')
@@ -23,8 +22,8 @@ SELFTEST = 'tools/testing/selftests/connector'
 
 
 def diff(f: str, old: str, new: str) -> str:
-	res = subprocess.run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}',
-			      old if os.path.isfile(old) else '/dev/null', new], stdout=subprocess.PIPE, text=True)
+	res = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}', old if os.path.isfile(old) else '/dev/null',
+		   new], capture='stdout', check=False, quiet=True)
 	if res.returncode > 1:
 		raise HarnessError(f'diff of {f} failed')
 	return res.stdout
@@ -42,9 +41,8 @@ def expected(line: Line, src: str) -> dict:
 				if os.path.isfile(os.path.join(src, f)):
 					shutil.copy(os.path.join(src, f), os.path.join(tmp, side, f))
 		for p in patches:
-			res = subprocess.run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--fuzz=0',
-					      '--no-backup-if-mismatch', '-i', p], stdout=subprocess.PIPE,
-					     stderr=subprocess.STDOUT, text=True)
+			res = run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--fuzz=0',
+				   '--no-backup-if-mismatch', '-i', p], capture='all', check=False)
 			if res.returncode:
 				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with --fuzz=0 to {src}')
 		out = {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f)) for f in files}

@@ -12,16 +12,16 @@ incremental rebuilds. Images are cached under image_id(), the key of all
 they are built from, so that another clone or a rerun boots them unbuilt.
 """
 
+import functools
 import inspect
 import os
 import re
 import shlex
 import shutil
-import subprocess
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, file_text,
+from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch, series_patches  # noqa: F401
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text,
 			  note, output, run, stage)
 
 # The series' helper, whose instructions a build keeps beside the image
@@ -30,16 +30,6 @@ from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cach
 HELPER_SYMBOL = 'ktime_stamp_ns'
 ATOMIC_CALLEE = re.compile(r'\sbl\s+([0-9a-f]+) <(__(?:cmpxchg|ll_sc|lse)\w*)>')
 IMAGE_FILES = f'the image, id, helper.dis ({HELPER_SYMBOL} and the {ATOMIC_CALLEE.pattern} it calls)'
-
-
-def series_patches(series_dir: str) -> List[str]:
-	"""The patches of the quilt series in SERIES_DIR, in order."""
-	out = []
-	for l in file_text(os.path.join(series_dir, 'series')).splitlines():
-		l = l.split('#', 1)[0].strip()
-		if l:
-			out.append(os.path.join(series_dir, l.split()[0]))
-	return out
 
 
 def patch_files(patches: Iterable[str]) -> List[str]:
@@ -211,15 +201,33 @@ class Tree:
 			self.overlay(mutant_patch(variant, self.opts.out))
 
 
+def source_argv(line: Line) -> List[str]:
+	return [os.path.join(SCRIPTS, 'source.sh'), line.package, line.suite]
+
+
 def fetch_source(line: Line, opts: Options) -> str:
 	"""The line's pristine source in the cache (scripts/source.sh)."""
-	argv = [os.path.join(SCRIPTS, 'source.sh'), line.package, line.suite]
-	print(f'  $ {shlex.join(argv)}', flush=True)
-	res = subprocess.run(argv, stdout=subprocess.PIPE, text=True,
-			     env=dict(os.environ, OUT=opts.out, DEBS_MIRROR=opts.debs_mirror))
+	res = run(source_argv(line), capture='stdout', check=False, env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 	if res.returncode:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	return res.stdout.strip().splitlines()[-1]
+
+
+def cached_source(line: Line) -> Optional[str]:
+	"""The newest version of the line's pristine source that scripts/source.sh
+	has unpacked into the cache (CACHE/src/PACKAGE_VERSION), by Debian's
+	version order; None if there is none. Nothing is fetched."""
+	base = os.path.join(cache_dir(), 'src')
+	found = {}
+	for d in os.listdir(base) if os.path.isdir(base) else []:
+		if d.startswith(line.package + '_') and os.path.isfile(os.path.join(base, d, '.unpacked')):
+			found[d[len(line.package) + 1:]] = os.path.join(base, d)
+	if not found:
+		return None
+
+	def older(a: str, b: str) -> int:
+		return -1 if run(['dpkg', '--compare-versions', a, 'lt', b], check=False, quiet=True).returncode == 0 else 1
+	return found[sorted(found, key=functools.cmp_to_key(older))[-1]]
 
 
 # Configurations and builds ----------------------------------------------
@@ -332,6 +340,12 @@ def helper_disassembly(arch: Arch, vmlinux: str) -> str:
 	return text
 
 
+def build_order(kernels: Iterable[Tuple[str, str, str]]) -> List[Tuple[str, str, str]]:
+	"""(arch, flavour, variant) of each kernel once: base first, then the
+	series, then each mutant, so that the tree moves as little as it can."""
+	return sorted(set(kernels), key=lambda k: (k[2] != 'base', k[2] != 'patched', k[2], k[0], k[1]))
+
+
 class Kernels:
 	"""The kernels of one line: configured, built (or copied from the
 	cache), each in OUT/LINE/kernels/ARCH/FLAVOUR/VARIANT."""
@@ -383,13 +397,18 @@ class Kernels:
 		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: from the cache ({key})')
 		return True
 
+	def build_argv(self, arch: Arch, flavour: str) -> List[str]:
+		"""make of an image, in the build directory of ARCH and FLAVOUR."""
+		return kmake_argv(self.tree.path, self.build_dir(arch.name, flavour), arch, self.opts.jobs,
+				  os.path.basename(arch.kernel_path))
+
 	def build(self, arch: Arch, flavour: str, variant: str) -> None:
 		"""Build the image (the tree is at VARIANT) and cache it, with the
 		disassembly of the series' helper where there is one."""
 		build = self.build_dir(arch.name, flavour)
 		log = os.path.join(self.tree.logs, f'build-{arch.name}-{flavour}-{variant}.log')
-		run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, os.path.basename(arch.kernel_path)),
-		    log=log, what=f'{self.tree.line.name} {arch.name} {flavour} {variant} kernel build')
+		run(self.build_argv(arch, flavour), log=log,
+		    what=f'{self.tree.line.name} {arch.name} {flavour} {variant} kernel build')
 		objs = len(re.findall(r'^  (CC|AS|LD|AR) ', file_text(log), re.M))
 		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: {objs} objects rebuilt')
 		d = self.image_dir(arch.name, flavour, variant)
@@ -407,7 +426,7 @@ class Kernels:
 	def ensure(self, kernels: Iterable[Tuple[str, str, str]]) -> None:
 		"""Configure and build what is missing: base first, then the series,
 		then each mutant, so the tree moves as little as it can."""
-		kernels = sorted(set(kernels), key=lambda k: (k[2] != 'base', k[2] != 'patched', k[2], k[0], k[1]))
+		kernels = build_order(kernels)
 		line = self.tree.line.name
 		for arch, flavour in dict.fromkeys((a, f) for a, f, _ in kernels):
 			with stage(f'{line}: config {arch} {flavour}'):

@@ -36,11 +36,8 @@ INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 def debs(opts: Options, suite: str, arch: Arch, *pkgs: str) -> List[str]:
 	"""Debian packages of ARCH, downloaded into the cache
 	(scripts/debs.sh); their paths."""
-	argv = [os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs]
-	print(f'  $ DEBS_ARCH={arch.debian_arch} {" ".join(argv)}', flush=True)
-	res = subprocess.run(argv, stdout=subprocess.PIPE, text=True,
-			     env=dict(os.environ, DEBS_ARCH=arch.debian_arch, OUT=opts.out,
-				      DEBS_MIRROR=opts.debs_mirror))
+	res = run([os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs], capture='stdout', check=False,
+		  env={'DEBS_ARCH': arch.debian_arch, 'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 	if res.returncode:
 		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
 	return res.stdout.split()

@@ -194,79 +194,101 @@ def kselftest_part(p: dict, info: dict) -> List[str]:
 	return nested
 
 
-def problems(res: dict, boot: Boot) -> List[str]:
+class Why(str):
+	"""One reason a boot did not end as its run expects: the line the
+	report prints, with what kind of reason it is (KIND, one of KINDS) and
+	the check, part or setting it is about (ABOUT), which the tests read."""
+	kind: str
+	about: str
+
+	def __new__(cls, kind: str, about: str, text: str) -> 'Why':
+		assert kind in KINDS, kind
+		w = super().__new__(cls, text)
+		w.kind, w.about = kind, about
+		return w
+
+
+KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'init_missing', 'init_mode',
+	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status',
+	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail')
+
+
+def problems(res: dict, boot: Boot) -> List[Why]:
 	"""What makes a boot fail whatever its expectation."""
 	run = boot.run
 	why = []
 	if res.get('timed_out'):
-		why.append('boot timed out')
-	why += ['kernel: ' + p['what'] for p in res['problems']]
-	why += ['init: ' + e for e in res['init_errors']]
-	why += ['KUnit: ' + e for e in res['kunit_errors']]
+		why.append(Why('timed_out', '', 'boot timed out'))
+	why += [Why('kernel_report', p['what'], 'kernel: ' + p['what']) for p in res['problems']]
+	why += [Why('init_error', e, 'init: ' + e) for e in res['init_errors']]
+	why += [Why('kunit_error', e, 'KUnit: ' + e) for e in res['kunit_errors']]
 	if boot.variant != 'base' and not any(k.startswith('kunit:') for k in res['checks']):
-		why.append('no KUnit results')
+		why.append(Why('no_kunit', '', 'no KUnit results'))
 	if res['init'] is None:
-		why.append('init did not start')
+		why.append(Why('init_missing', '', 'init did not start'))
 	elif res['init']['run'] != run.mode:
-		why.append(f'init ran {res["init"]["run"]}, the run asks for {run.mode}')
+		why.append(Why('init_mode', res['init']['run'], f'init ran {res["init"]["run"]}, the run asks for {run.mode}'))
 	if run.clocksource and (not res['clocksources'] or
 				any(c != run.clocksource for c in res['clocksources'])):
-		why.append(f'clocksource: {", ".join(res["clocksources"]) or "not reported"}, '
-			   f'the run asks for {run.clocksource}')
+		why.append(Why('clocksource', ', '.join(res['clocksources']),
+			       f'clocksource: {", ".join(res["clocksources"]) or "not reported"}, '
+			       f'the run asks for {run.clocksource}'))
 	if run.preempt and res['preempt'] != run.preempt:
-		why.append(f'preemption: {res["preempt"] or "not reported"}, the run asks for {run.preempt}')
+		why.append(Why('preempt', res['preempt'] or '',
+			       f'preemption: {res["preempt"] or "not reported"}, the run asks for {run.preempt}'))
 	if load_arch(run.arch).atomics or res['atomics']:
 		if res['atomics'] != run.atomics:
-			why.append(f'atomics: {res["atomics"] or "none detected"}, the run asks for '
-				   f'{run.atomics or "none"}')
+			why.append(Why('atomics', res['atomics'] or '',
+				       f'atomics: {res["atomics"] or "none detected"}, the run asks for {run.atomics or "none"}'))
 	if res['init'] is not None:
 		for part in run.parts():
 			why += part_problems(res, part)
 	return why
 
 
-def part_problems(res: dict, part: str) -> List[str]:
+def part_problems(res: dict, part: str) -> List[Why]:
 	"""A part must have started and finished, reported its whole plan, and
 	exited 0 when all passed, 1 when some failed (kselftest's codes). One
 	run through run_kselftest.sh must have reported the selftest's result
 	as its results call for; one in a namespace, a SKIP naming it."""
 	info = res['parts'].get(part)
 	if info is None:
-		return [f'{part} did not start']
+		return [Why('part_missing', part, f'{part} did not start')]
 	if info['exit'] is None:
-		return [f'{part} did not finish']
+		return [Why('part_unfinished', part, f'{part} did not finish')]
 	why = []
 	prefix = PREFIX[part]
 	if part in KSELFTEST_PARTS:
 		if info['runner_plan'] != 1 or info['runner_results'] != [KSELFTEST_NAME]:
-			why.append(f'{part}: run_kselftest.sh planned {info["runner_plan"]} and reported '
-				   f'{", ".join(info["runner_results"]) or "nothing"}, not {KSELFTEST_NAME} alone')
+			why.append(Why('runner', part, f'{part}: run_kselftest.sh planned {info["runner_plan"]} and reported '
+				       f'{", ".join(info["runner_results"]) or "nothing"}, not {KSELFTEST_NAME} alone'))
 	if part in SKIP_FOR:
 		if info['runner'] != 'skip' or not info['skip'] or SKIP_FOR[part] not in info['skip']:
-			why.append(f'{part}: cn_proc_test did not SKIP for the {SKIP_FOR[part]} (result '
-				   f'{info["runner"] or "none"}, reason: {info["skip"] or "none"})')
+			why.append(Why('namespace_skip', part, f'{part}: cn_proc_test did not SKIP for the {SKIP_FOR[part]} '
+				       f'(result {info["runner"] or "none"}, reason: {info["skip"] or "none"})'))
 	elif not info['ktap'] or info['plan'] is None or info['results'] != info['plan']:
-		why.append(f'{part} reported {info["results"]} results, planned '
-			   f'{info["plan"] if info["plan"] is not None else "none"}')
+		why.append(Why('plan', part, f'{part} reported {info["results"]} results, planned '
+			       f'{info["plan"] if info["plan"] is not None else "none"}'))
 	mine = [k for k in res['checks'] if (k.startswith(prefix) if prefix else ':' not in k)]
 	failed = any(res['checks'][k] != 'ok' and res['checks'][k] != 'skip' for k in mine)
 	if part == 'cn_proc-selftest' and info['runner'] is not None and not why and \
 	   info['runner'] != ('FAIL' if failed else 'ok'):
-		why.append(f'{part}: run_kselftest.sh reported cn_proc_test {info["runner"]}, its checks '
-			   f'{"some failed" if failed else "all passed"}')
+		why.append(Why('runner_result', part, f'{part}: run_kselftest.sh reported cn_proc_test {info["runner"]}, '
+			       f'its checks {"some failed" if failed else "all passed"}'))
 	if info['exit'] != (1 if failed or info.get('runner') == 'FAIL' else 0):
-		why.append(f'{part} exited {info["exit"]}')
+		why.append(Why('exit_status', part, f'{part} exited {info["exit"]}'))
 	return why
 
 
-def verdict(res: dict, boot: Boot) -> List[str]:
+def verdict(res: dict, boot: Boot) -> List[Why]:
 	"""Empty if the boot ended as its run expects, else why not."""
 	why = problems(res, boot)
 	must, may = set(boot.expect.fail), set(boot.expect.may_fail)
 	got = {k for k, v in res['checks'].items() if v not in ('ok', 'skip')}
-	why += [f'{c}, expected, is no check of this boot' for c in sorted((must | may) - set(res['checks']))]
-	why += [f'{c} failed' for c in sorted(got - must - may)]
-	why += [f'{c} did not fail' for c in sorted(must - got)]
+	why += [Why('unknown_check', c, f'{c}, expected, is no check of this boot')
+		for c in sorted((must | may) - set(res['checks']))]
+	why += [Why('failed', c, f'{c} failed') for c in sorted(got - must - may)]
+	why += [Why('did_not_fail', c, f'{c} did not fail') for c in sorted(must - got)]
 	return why
 
 

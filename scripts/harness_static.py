@@ -16,7 +16,6 @@ import inspect
 import os
 import re
 import shutil
-import subprocess
 from typing import List
 
 from harness_config import Line, Options, load_arch
@@ -39,8 +38,8 @@ def tags_outside_trailers(patch: str) -> List[str]:
 	"""The tags of PATCH's commit message that git interpret-trailers
 	--parse does not read as its trailer block."""
 	msg = commit_message(patch)
-	parsed = subprocess.run(['git', 'interpret-trailers', '--parse'], input=msg, text=True,
-				stdout=subprocess.PIPE, check=True).stdout.splitlines()
+	parsed = run(['git', 'interpret-trailers', '--parse'], input=msg, capture='stdout',
+		     quiet=True).stdout.splitlines()
 	return [l for l in msg.splitlines() if TAG.match(l) and l not in parsed]
 
 
@@ -102,9 +101,7 @@ class StaticChecks:
 		for p in self.tree.patches:
 			# The tree has no git history to look commit ids up in.
 			argv = ['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', p]
-			print(f'  $ (cd {self.tree.path} && {" ".join(argv)})', flush=True)
-			out = subprocess.run(argv, cwd=self.tree.path, stdout=subprocess.PIPE,
-					     stderr=subprocess.STDOUT, text=True).stdout
+			out = run(argv, cwd=self.tree.path, capture='all', check=False).stdout
 			total = re.search(r'^total: .*$', out, re.M)
 			warnings = re.findall(r'^WARNING: (.*)$', out, re.M)
 			# A backport ends in its backporter's Signed-off-by after the
@@ -126,17 +123,14 @@ class StaticChecks:
 		"""kernel-doc's warnings on the touched files, line numbers dropped."""
 		path = os.path.join(self.tree.logs, f'kernel-doc-{variant}.txt')
 		kd = os.path.join(self.tree.path, 'scripts', 'kernel-doc')
-		helptext = subprocess.run([kd, '-h'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-					  text=True).stdout
+		helptext = run([kd, '-h'], capture='all', check=False, quiet=True).stdout
 		# 6.1's kernel-doc warns without being asked and knows no -Wall.
 		wall = ['-Wall'] if '-Wall' in helptext else []
 		lines = set()
 		for f in self.tree.files:
 			if f.endswith(('.c', '.h')) and os.path.isfile(os.path.join(self.tree.path, f)):
 				argv = ['scripts/kernel-doc', '-none', *wall, f]
-				print(f'  $ (cd {self.tree.path} && {" ".join(argv)})', flush=True)
-				out = subprocess.run(argv, cwd=self.tree.path, stdout=subprocess.PIPE,
-						     stderr=subprocess.STDOUT, text=True).stdout
+				out = run(argv, cwd=self.tree.path, capture='all', check=False).stdout
 				lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l) for l in out.splitlines() if l)
 		with open(path, 'w') as fh:
 			fh.write(''.join(l + '\n' for l in sorted(lines)))
@@ -159,7 +153,7 @@ class StaticChecks:
 		it builds too (a series that moves its code changes them)."""
 		parts = [self.tree.id, *map(file_text, frags), tool_versions(arch), ' '.join(objs),
 			 inspect.getsource(kmake_argv), inspect.getsource(StaticChecks.check_build)]
-		res = subprocess.run(['sparse', '--version'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+		res = run(['sparse', '--version'], capture='all', check=False, quiet=True)
 		parts.append(res.stdout)
 		if variant != 'base':
 			parts.append(self.tree.digest)

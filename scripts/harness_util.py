@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from typing import Iterator, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(TOP, 'scripts')
@@ -44,40 +44,78 @@ def _now() -> str:
 	return datetime.datetime.now().strftime('%H:%M:%S')
 
 
+# Every stage of the process, in the order they started: [depth, name,
+# seconds, 'done' or 'FAILED' (None while it runs)], for stage_summary().
+STAGES: List[list] = []
+_depth = 0
+
+
 @contextlib.contextmanager
 def stage(name: str) -> Iterator[None]:
 	"""A timed stage: its name when it starts, its time when it ends."""
+	global _depth
 	start = time.monotonic()
+	entry = [_depth, name, 0.0, None]
+	STAGES.append(entry)
 	print(f'[{_now()}] {name} ...', flush=True)
+	_depth += 1
 	try:
 		yield
 	except BaseException:
-		print(f'[{_now()}] {name}: FAILED in {time.monotonic() - start:.0f}s', flush=True)
+		entry[2:] = [time.monotonic() - start, 'FAILED']
+		print(f'[{_now()}] {name}: FAILED in {entry[2]:.0f}s', flush=True)
 		raise
-	print(f'[{_now()}] {name}: done in {time.monotonic() - start:.0f}s', flush=True)
+	finally:
+		_depth -= 1
+	entry[2:] = [time.monotonic() - start, 'done']
+	print(f'[{_now()}] {name}: done in {entry[2]:.0f}s', flush=True)
+
+
+def _mmss(seconds: float) -> str:
+	s = int(seconds)
+	return f'{s // 60}m{s % 60:02d}s'
+
+
+def stage_summary() -> List[str]:
+	"""Every stage so far with its time, nested as they ran."""
+	width = max((2 * d + len(n) for d, n, _, _ in STAGES), default=0)
+	return [f'  {"  " * d}{n:{width - 2 * d}}  {_mmss(t):>7}{"" if ok == "done" else "  " + (ok or "running")}'
+		for d, n, t, ok in STAGES]
 
 
 def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = None,
 	env: Optional[dict] = None, check: bool = True, timeout: Optional[float] = None,
-	what: Optional[str] = None) -> subprocess.CompletedProcess:
-	"""Run a command, printed first; its output to LOG if given (the tail
-	of it shown on failure), else to the terminal. With check, a failure
-	raises HarnessError naming WHAT (the command by default) and the log."""
+	what: Optional[str] = None, capture: str = '', input: Optional[str] = None,
+	quiet: bool = False) -> subprocess.CompletedProcess:
+	"""Run a command, the one way the harness runs one: printed first
+	(unless QUIET, for a query that changes nothing); its output to LOG if
+	given (the tail of it shown on failure), returned as text if CAPTURE
+	('stdout', or 'all' with stderr), else to the terminal; INPUT its
+	standard input. With check, a failure raises HarnessError naming WHAT
+	(the command by default) and the log. A TIMEOUT that passes raises
+	subprocess.TimeoutExpired, the command killed."""
 	shown = shlex.join(argv)
+	if env:
+		shown = ' '.join(f'{k}={shlex.quote(v)}' for k, v in env.items()) + ' ' + shown
 	if cwd:
 		shown = f'(cd {shlex.quote(cwd)} && {shown})'
-	print(f'  $ {shown}' + (f' >{log} 2>&1' if log else ''), flush=True)
+	if not quiet:
+		print(f'  $ {shown}' + (f' >{log} 2>&1' if log else ''), flush=True)
 	full_env = None
 	if env is not None:
 		full_env = dict(os.environ)
 		full_env.update(env)
+	kwargs = dict(cwd=cwd, env=full_env, timeout=timeout, input=input,
+		      text=bool(capture) or input is not None)
 	if log:
 		os.makedirs(os.path.dirname(log), exist_ok=True)
 		with open(log, 'w') as f:
-			res = subprocess.run(argv, cwd=cwd, env=full_env, stdout=f,
-					     stderr=subprocess.STDOUT, timeout=timeout)
+			res = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, **kwargs)
+	elif capture:
+		res = subprocess.run(argv, stdout=subprocess.PIPE,
+				     stderr=subprocess.STDOUT if capture == 'all' else None, **kwargs)
 	else:
-		res = subprocess.run(argv, cwd=cwd, env=full_env, timeout=timeout)
+		res = subprocess.run(argv, **kwargs)
 	if check and res.returncode != 0:
 		if log:
 			with open(log, errors='replace') as f:
@@ -89,12 +127,11 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 
 
 def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
-	"""The standard output of a quick query (a version, a path), not
-	printed: it changes nothing."""
-	res = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-			     text=True)
+	"""The standard output of a quick query (a version, a path), through
+	run() but not printed: it changes nothing."""
+	res = run(argv, cwd=cwd, capture='stdout', check=False, quiet=True)
 	if res.returncode != 0:
-		raise HarnessError(f'{shlex.join(argv)} failed: {res.stderr.strip()[:200]}')
+		raise HarnessError(f'{shlex.join(argv)} failed (exit {res.returncode})')
 	return res.stdout
 
 
@@ -183,6 +220,5 @@ def cache_get(kind: str, key: str, dest: str) -> bool:
 
 def describe() -> str:
 	"""The commit the harness runs at, as git describe --always --dirty."""
-	res = subprocess.run(['git', '-C', TOP, 'describe', '--always', '--dirty'],
-			     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+	res = run(['git', '-C', TOP, 'describe', '--always', '--dirty'], capture='stdout', check=False, quiet=True)
 	return res.stdout.strip() or 'unknown'

@@ -59,13 +59,14 @@ RESULTS = ("Never", "Sometimes", "Always")
 
 
 def cache_dir():
-	"""The harness's cache, as lib.sh has it."""
-	base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-	return Path(base) / "cn-proc-timestamps"
+	"""The harness's cache (harness_util.cache_dir())."""
+	from harness_util import cache_dir
+	return Path(cache_dir())
 
 
-class Error(Exception):
-	"""A problem that ends the command: one line, for "error: ..."."""
+# A problem that ends the command: one line, for "error: ..." (the
+# harness's one error type).
+from harness_util import HarnessError as Error, run  # noqa: E402
 
 
 # ---- herd7 --------------------------------------------------------------
@@ -97,8 +98,7 @@ def unpack_root(cache, debs):
 	tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp.", dir=dest.parent))
 	try:
 		for deb in debs:
-			subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp)], check=True,
-						   stdout=subprocess.DEVNULL)
+			run(["dpkg-deb", "-x", str(deb), str(tmp)])
 		for f in (LOADER, HERD7, HERD_LIB + "/aarch64.cat"):
 			if not (tmp / f).exists():
 				raise Error(f"{' '.join(map(str, debs))}: no {f} in them")
@@ -110,8 +110,6 @@ def unpack_root(cache, debs):
 			# Another run unpacked it meanwhile: theirs is as good.
 			if not (dest / COMPLETE).is_file():
 				raise
-	except subprocess.CalledProcessError as e:
-		raise Error(f"dpkg-deb -x failed: {e}") from e
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
 	return dest
@@ -124,8 +122,7 @@ def herd7_root(cache=None):
 	if root:
 		return root
 	print(f"herd7: fetching {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}", file=sys.stderr)
-	got = subprocess.run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES],
-						 stdout=subprocess.PIPE, text=True)
+	got = run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES], capture="stdout", check=False)
 	debs = got.stdout.split()
 	if got.returncode != 0 or len(debs) != len(HERD_PACKAGES):
 		raise Error(f"could not fetch {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}")
@@ -140,8 +137,7 @@ def herd7(cache=None):
 
 
 def herd7_version(cmd):
-	got = subprocess.run([*cmd, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-						 text=True)
+	got = run([*cmd, "-version"], capture="all", check=False, quiet=True)
 	if got.returncode != 0:
 		raise Error(f"herd7 does not run: {' '.join(cmd)} -version: {got.stdout.strip()}")
 	return got.stdout.strip()
@@ -227,8 +223,8 @@ def run_test(cmd, test, tree):
 		return Result(test, problem=f"architecture '{test.arch}' is neither C nor AArch64")
 	start = time.monotonic()
 	try:
-		got = subprocess.run([*cmd, *args], cwd=cwd, stdout=subprocess.PIPE,
-							 stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+		# Printed as it runs: herd7's real command line.
+		got = run([*cmd, *args], cwd=str(cwd) if cwd else None, capture="all", check=False, timeout=TIMEOUT)
 	except subprocess.TimeoutExpired:
 		return Result(test, problem=f"herd7 did not finish within {TIMEOUT} s")
 	r = judge(test, got.stdout)
@@ -238,22 +234,13 @@ def run_test(cmd, test, tree):
 	return r
 
 
-def command_line(test, tree):
-	"""What run_test() runs after the herd7 command, as a shell line."""
-	args, cwd = herd7_args(test, tree)
-	if args is None:
-		return f"(not run: {test.arch})"
-	return f"{'cd ' + str(cwd) + ' && ' if cwd else ''}herd7 {' '.join(args)}"
-
-
 def run_tests(cmd, tree, paths, jobs=1, log=print):
 	"""Run each litmus file of PATHS with herd7 command CMD, JOBS at a time:
     a Result each, in the order of PATHS. Each test's command line is
-    logged before it runs, the table of results at the end."""
+    printed as it runs, the table of results logged at the end."""
 	tests = [read_test(p) for p in paths]
 
 	def one(test):
-		log(f"  $ {command_line(test, tree)}")
 		return run_test(cmd, test, tree)
 
 	# herd7 runs in processes of its own: threads only wait for them.
@@ -414,8 +401,8 @@ def main(argv=None):
 	sub = ap.add_subparsers(dest="command", required=True)
 	run = sub.add_parser("run", help="run the litmus tests")
 	run.add_argument("--tree", required=True, help="kernel tree whose tools/memory-model to use")
-	run.add_argument("-j", "--jobs", type=int, default=int(os.environ.get("JOBS") or os.cpu_count() or 1),
-					 help="herd7 runs at a time (JOBS, else the number of CPUs)")
+	run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+					 help="herd7 runs at a time (default: the number of CPUs)")
 	run.add_argument("tests", nargs="*", help="litmus files (default: tests/litmus/*.litmus)")
 	run.set_defaults(func=cmd_run)
 	seq = sub.add_parser("arm64-sequence", help="check the helper's arm64 atomics")

@@ -9,7 +9,7 @@ import io
 import os
 import sys
 import unittest
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, '..', 'scripts')
@@ -20,12 +20,11 @@ import bench_stats  # noqa: E402
 
 
 def exits(test, fn, *args):
-	"""fn(*args) must fail the report (exit 1); returns what it said."""
-	err = io.StringIO()
-	with redirect_stderr(err), test.assertRaises(SystemExit) as cm:
+	"""fn(*args) must fail the report (the harness's error); returns what
+	it said."""
+	with test.assertRaises(bench_report.ReportError) as cm:
 		fn(*args)
-	test.assertEqual(cm.exception.code, 1)
-	return err.getvalue()
+	return str(cm.exception)
 
 
 class OrderStatistics(unittest.TestCase):
@@ -158,6 +157,26 @@ class Storm(unittest.TestCase):
 	def test_without_an_effect_no_verdict(self):
 		out = bench_report.storm_table('icount', 'tcg', self.rounds(Verdict.NARROW), {})
 		self.assertIn('no predicted effect given', [l for l in out if l.startswith('| all | patched |')][0])
+
+
+class Keeps(unittest.TestCase):
+	"""What each design keeps: the selftest's causal_order figures, read
+	from its diagnostic line."""
+	LINE = '# causal_order: 3582 processes, 2 violations; 32 probes, 1 out of order\n'
+
+	def test_the_causal_order_figures_are_read(self):
+		self.assertEqual(bench_report.causal(['ok 13 exit_signal\n', self.LINE, 'ok 14 causal_order\n']),
+				 (3582, 2, 32, 1))
+		self.assertIsNone(bench_report.causal(['ok 14 causal_order\n']))
+
+	def test_the_table_shows_them(self):
+		res = {'diag': {}, 'checks': {}, 'clocksources': ['tsc']}
+		keeps = {(d, c): (res, bench_report.causal([self.LINE])) for d, _, _ in bench_report.DESIGNS
+			 for c in (None, 'jiffies')}
+		rows = [r for r in bench_report.keeps_table(keeps) if r.startswith('| patched |')]
+		self.assertEqual(len(rows), 2)
+		for r in rows:
+			self.assertIn('2 of 3582 processes; 1 of 32', r)
 
 
 CONFIGS = ((1, 0), (2, 0), (2, 200))

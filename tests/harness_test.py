@@ -13,8 +13,10 @@ unit-tests gives its path in KUNIT_TOOL (they are skipped without it).
 
 import contextlib
 import io
+import json
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +39,16 @@ from harness_util import HarnessError  # noqa: E402
 KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
 LOGS = os.path.join(TOP, 'tests', 'logs')
 LINES = ['7.3', '6.12', '6.1']
+# The tests' own lines and runs (tests/configs/), not configs/'s.
+TEST_TABLES = os.path.join(TOP, 'tests', 'configs')
+harness_config.TABLES = TEST_TABLES
+
+
+def temp_dir(case):
+	"""A directory removed when CASE ends, failed or not."""
+	d = tempfile.mkdtemp()
+	case.addCleanup(shutil.rmtree, d, ignore_errors=True)
+	return d
 
 
 REAL_RUN = subprocess.run
@@ -59,31 +71,30 @@ class HarnessCase(unittest.TestCase):
 	harness.py as make would, with its output."""
 
 	def setUp(self):
-		self.tmp = tempfile.mkdtemp()
+		self.tmp = temp_dir(self)
 		self.env = {'OUT': os.path.join(self.tmp, 'out'), 'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')}
-		for k in ('KSRC', 'KERNEL', 'CONFIGS', 'BOOT_ARCH', 'SELFTEST_ARGS', 'STORM_ARGS', 'JOBS',
-			  'BOOT_TIMEOUT', 'BENCH_PAIRS', 'BENCH_CPUS', 'DEBS_MIRROR', 'CLIENTS_SUITE'):
-			self.env[k] = ''
 		# A kernel tree of Linux 6.1, as far as the options are concerned.
 		self.linux61 = os.path.join(self.tmp, 'linux-6.1')
 		os.makedirs(os.path.join(self.linux61, 'kernel'))
 		with open(os.path.join(self.linux61, 'Makefile'), 'w') as f:
 			f.write('VERSION = 6\nPATCHLEVEL = 1\n')
 
-	def tearDown(self):
-		shutil.rmtree(self.tmp)
-
-	def harness(self, command, commands=False, **env):
-		"""harness.py COMMAND with ENV: (exit status, output). Unless
-		COMMANDS, a command it runs fails the test."""
+	def harness(self, command, commands=False, *args, **variables):
+		"""harness.py COMMAND with the flags that the make VARIABLES (and
+		the test's OUT) become, as the Makefile maps them, and ARGS: (exit
+		status, output). Unless COMMANDS, a command it runs fails the
+		test."""
+		variables = {**self.env, **variables}
+		flags = [f'--{v.lower().replace("_", "-")}={x}' for v, x in variables.items()
+			 if v != 'XDG_CACHE_HOME' and x]
 		out = io.StringIO()
 		with contextlib.ExitStack() as stack:
-			stack.enter_context(mock.patch.dict(os.environ, {**self.env, **env}))
+			stack.enter_context(mock.patch.dict(os.environ, {'XDG_CACHE_HOME': self.env['XDG_CACHE_HOME']}))
 			if not commands:
 				stack.enter_context(mock.patch('subprocess.Popen', side_effect=no_commands))
 			stack.enter_context(contextlib.redirect_stdout(out))
 			stack.enter_context(contextlib.redirect_stderr(out))
-			status = harness.main([command])
+			status = harness.main([command, *args, *flags])
 		return status, out.getvalue()
 
 	def refused(self, command, word, **env):
@@ -102,84 +113,106 @@ class Options(HarnessCase):
 
 	def test_a_ksrc_that_does_not_exist_is_refused_by_every_command(self):
 		for c in self.COMMANDS:
-			self.refused(c, 'KSRC=/no/such/tree is not a kernel tree', KSRC='/no/such/tree')
+			self.refused(c, '--ksrc /no/such/tree', KSRC='/no/such/tree')
 
 	def test_a_ksrc_that_is_no_kernel_tree_is_refused(self):
-		self.refused('boot-test', f'KSRC={self.tmp} is not a kernel tree', KSRC=self.tmp)
+		self.refused('boot-test', f'--ksrc {self.tmp}', KSRC=self.tmp)
 
 	def test_a_line_with_no_series_is_refused(self):
 		for c in ('boot-test', 'static-checks', 'check'):
-			self.refused(c, 'no series for Linux 5.10', KERNEL='5.10')
+			self.refused(c, '5.10', KERNEL='5.10')
 
 	def test_ksrc_of_one_line_and_kernel_of_another_contradict(self):
-		self.refused('boot-test', 'is Linux 6.1, not KERNEL=7.3', KSRC=self.linux61, KERNEL='7.3')
-		self.refused('static-checks', 'is Linux 6.1, not KERNEL=all', KSRC=self.linux61, KERNEL='all')
+		self.refused('boot-test', '--kernel 7.3', KSRC=self.linux61, KERNEL='7.3')
+		self.refused('static-checks', '--kernel all', KSRC=self.linux61, KERNEL='all')
 
 	def test_configs_that_selects_no_run_of_a_chosen_line_is_refused(self):
-		self.refused('boot-test', 'CONFIGS="rt" selects no run of Linux 6.1', KERNEL='6.1', CONFIGS='rt')
-		self.refused('check', 'selects no run of Linux 6.12', KERNEL='all', CONFIGS='rt')
-		self.refused('boot-test', "no run 'smpp2'", CONFIGS='smp2 smpp2')
+		self.refused('boot-test', '--configs', KERNEL='6.1', CONFIGS='rt')
+		self.refused('check', '--configs', KERNEL='all', CONFIGS='rt')
+		self.refused('boot-test', 'smpp2', CONFIGS='smp2 smpp2')
+
+	def test_a_run_expecting_a_check_it_cannot_report_is_refused_before_any_work(self):
+		tables = temp_dir(self)
+		shutil.copy(os.path.join(TEST_TABLES, 'lines.toml'), tables)
+		with open(os.path.join(tables, 'runs.toml'), 'w') as f:
+			f.write('[[run]]\nname = "smp2"\nlines = ["7.3"]\nkernels.patched = { fail = ["load_ordr"] }\n')
+		with mock.patch.object(harness_config, 'TABLES', tables):
+			for c in self.COMMANDS:
+				self.refused(c, 'load_ordr')
 
 	def test_good_options_run_nothing(self):
 		status, out = self.harness('check-options', KERNEL='all', CONFIGS='smp2 jiffies')
 		self.assertEqual(status, 0, out)
-		status, out = self.harness('check-options', KERNEL='7.3', BOOT_ARCH='arm64', CONFIGS='arm64-llsc')
+		status, out = self.harness('check-options', KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-llsc')
 		self.assertEqual(status, 0, out)
 
 	def test_an_architecture_that_does_not_boot_is_refused(self):
-		self.refused('boot-test', 'ARCH=mips: not an architecture the boot test boots: arm64 x86_64',
-			     BOOT_ARCH='mips')
-		self.refused('check', 'ARCH=i386: not an architecture the boot test boots', BOOT_ARCH='i386')
+		self.refused('boot-test', '--arch mips', ARCH='mips')
+		self.refused('check', '--arch i386', ARCH='i386')
 
 	def test_arch_that_leaves_a_chosen_line_no_run_is_refused(self):
-		self.refused('boot-test', 'ARCH=arm64 CONFIGS="" selects no run of Linux 6.1',
-			     KERNEL='6.1', BOOT_ARCH='arm64')
-		self.refused('boot-test', 'ARCH=arm64 CONFIGS="smp2" selects no run', BOOT_ARCH='arm64', CONFIGS='smp2')
+		self.refused('boot-test', '--arch arm64', KERNEL='6.1', ARCH='arm64')
+		self.refused('boot-test', '--arch arm64', ARCH='arm64', CONFIGS='smp2')
 
 	def test_the_static_checks_refuse_arch(self):
-		self.refused('static-checks', 'ARCH=arm64: the static checks are every configuration', BOOT_ARCH='arm64')
+		self.refused('static-checks', '--arch', ARCH='arm64')
 
 	def test_bench_measures_one_line_on_x86_64(self):
-		self.refused('bench', 'make bench measures one line', KERNEL='all')
-		self.refused('bench', 'CONFIGS=smp2: make bench boots runs of its own', CONFIGS='smp2')
-		self.refused('bench', 'ARCH=arm64: make bench boots x86_64', BOOT_ARCH='arm64')
+		self.refused('bench', '--kernel all', KERNEL='all')
+		self.refused('bench', '--configs', CONFIGS='smp2')
+		self.refused('bench', '--arch', ARCH='arm64')
 
 	def test_program_arguments_are_checked_as_the_programs_would(self):
-		for args, why in (('-n "5', '-n "5'), ('-n 0', 'at least 1'), ('-x 3', '-x is not one of'),
-				  ('-n', '-n needs a number'), ('-n 5x', 'a whole number')):
-			self.refused('boot-test', why, SELFTEST_ARGS=args)
-		self.refused('bench', 'STORM_ARGS="-n 3"', STORM_ARGS='-n 3')
+		for args in ('-n "5', '-n 0', '-x 3', '-n', '-n 5x'):
+			self.refused('boot-test', '--selftest-args', SELFTEST_ARGS=args)
+		self.refused('bench', '--storm-args', STORM_ARGS='-n 3')
 		status, out = self.harness('check-options', SELFTEST_ARGS='-w 2 -n50000 -t 60')
 		self.assertEqual(status, 0, out)
 
 	def test_numeric_and_other_options_are_checked(self):
 		for name, value in (('JOBS', '0'), ('BOOT_TIMEOUT', 'x'), ('BENCH_PAIRS', '0'), ('BENCH_CPUS', '-1'),
 				    ('DEBS_MIRROR', 'ftp://x'), ('CLIENTS_SUITE', 'Bookworm!')):
-			self.refused('boot-test', f'{name}={value}', **{name: value})
+			self.refused('bench', f'--{name.lower().replace("_", "-")} {value}', **{name: value})
 
-	def test_every_option_is_in_the_readme(self):
-		import re
-		read = set(re.findall(r"env\.get\('([A-Z_]+)'", harness_util.file_text(harness_config.__file__)))
+	def test_every_option_is_a_make_variable_in_the_readme(self):
 		options = harness_util.file_text(os.path.join(TOP, 'README'))
 		options = options[options.index('\nOptions'):options.index('\nOther targets')]
-		self.assertTrue(read)
-		for v in read:
-			v = 'ARCH' if v == 'BOOT_ARCH' else v	# make's ARCH, given as BOOT_ARCH
+		makefile = harness_util.file_text(os.path.join(TOP, 'Makefile'))
+		for f in harness.FLAGS:
+			v = f.upper()
 			self.assertRegex(options, rf'\n +{v}=', f'{v} is not in the README\'s option list')
+			self.assertIn(f"flag,{v},{f.replace('_', '-')})", makefile, f'the Makefile does not map {v}')
+
+	def test_help_lists_every_option_with_its_default(self):
+		status, out = self.harness('-h')
+		self.assertEqual(status, 0)
+		for f in harness.FLAGS:
+			self.assertIn('--' + f.replace('_', '-'), out)
+		for default in ('300', 'bookworm', '-w 4 -t 3 -r 3'):
+			self.assertIn(f'(default: {default})', out)
+		for c, (_, flags, _) in harness.COMMANDS.items():
+			status, out = self.harness(c, False, '-h')
+			self.assertEqual(status, 0)
+			for f in harness.GENERAL + flags:
+				self.assertIn('--' + f.replace('_', '-'), out)
 
 
 class Runs(unittest.TestCase):
 	"""configs/runs.toml: every run is checked before anything is built."""
 	GOOD = {'name': 'new', 'lines': ['7.3'], 'kernels': {'patched': {}}}
 
-	def refused(self, why, **fields):
+	def refused(self, *named, **fields):
+		"""The run with FIELDS is refused, the error naming the run and
+		NAMED (the offending key or value, not a sentence)."""
 		with self.assertRaises(HarnessError) as e:
 			harness_config.parse_run(0, {**self.GOOD, **fields}, LINES)
-		self.assertIn(why, str(e.exception))
+		for word in ('run new',) + named:
+			self.assertIn(word, str(e.exception))
 
 	def test_the_matrix_loads(self):
-		runs = harness_config.load_runs(harness_config.load_lines())
-		self.assertIn('smp2', [r.name for r in runs])
+		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+			runs = harness_config.load_runs(harness_config.load_lines())
+		self.assertTrue(runs)
 
 	def test_a_good_run(self):
 		r = harness_config.parse_run(0, {**self.GOOD, 'clocksource': 'jiffies', 'preempt': 'lazy',
@@ -190,52 +223,61 @@ class Runs(unittest.TestCase):
 					     'cn_proc-selftest-userns', 'cn_proc-clients'])
 
 	def test_unknown_keys_modes_and_values_are_errors(self):
-		self.refused('unknown key mdoe', mdoe='kunit')
-		self.refused("mode 'kunti' is not one of", mode='kunti')
-		self.refused('listener 33', listener=33)
-		self.refused('no flavour defualt', flavour='defualt')
-		self.refused("cpus 'two'", cpus='two')
-		self.refused('cpus 0', cpus=0)
-		self.refused("preempt 'ful'", preempt='ful')
-		self.refused('no line 5.10', lines=['5.10'])
-		self.refused('kernel pathced: not base, patched or a mutant', kernels={'pathced': {}})
-		self.refused('a table of fail and may_fail lists', kernels={'patched': 'pass'})
-		self.refused('unknown key fails', kernels={'patched': {'fails': ['ack']}})
+		self.refused('mdoe', mdoe='kunit')
+		self.refused('mode', 'kunti', mode='kunti')
+		self.refused('listener', '33', listener=33)
+		self.refused('defualt', flavour='defualt')
+		self.refused('cpus', 'two', cpus='two')
+		self.refused('cpus', '0', cpus=0)
+		self.refused('preempt', 'ful', preempt='ful')
+		self.refused('5.10', lines=['5.10'])
+		self.refused('pathced', kernels={'pathced': {}})
+		self.refused('kernels.patched', kernels={'patched': 'pass'})
+		self.refused('kernels.patched', 'fails', kernels={'patched': {'fails': ['ack']}})
 
 	def test_architectures(self):
-		self.refused('no architecture mips', arch='mips')
-		self.refused('i386 does not boot', arch='i386')
-		self.refused("atomics None: a arm64 run names the atomics its kernel must choose: lse or llsc",
-			     arch='arm64')
-		self.refused("atomics 'cas'", arch='arm64', atomics='cas')
-		self.refused('x86_64 has no choice of atomics', atomics='lse')
-		self.refused('the real clients do not run on arm64', arch='arm64', atomics='lse', clients=True)
-		self.refused('listener 32: arm64 has the 64-bit listener', arch='arm64', atomics='lse', listener=32)
+		self.refused('mips', arch='mips')
+		self.refused('i386', arch='i386')
+		self.refused('atomics', arch='arm64')
+		self.refused('atomics', 'cas', arch='arm64', atomics='cas')
+		self.refused('atomics', 'lse', atomics='lse')
+		self.refused('clients', 'arm64', arch='arm64', atomics='lse', clients=True)
+		self.refused('listener', '32', arch='arm64', atomics='lse', listener=32)
 
 	def test_kernel_arguments(self):
-		self.refused('kernel argument tsc= given twice', kernel_args=['tsc=reliable', 'tsc=unstable'])
-		self.refused("clocksource= is the harness's or a field of the run", kernel_args=['clocksource=hpet'])
-		self.refused("cnproc_run= is the harness's", kernel_args=['cnproc_run=kunit'])
-		self.refused("console= is the harness's", kernel_args=['console=ttyS1'])
-		self.refused('is not NAME or NAME=VALUE', kernel_args=['a b'])
+		self.refused('tsc=', kernel_args=['tsc=reliable', 'tsc=unstable'])
+		self.refused('clocksource=', kernel_args=['clocksource=hpet'])
+		self.refused('cnproc_run=', kernel_args=['cnproc_run=kunit'])
+		self.refused('console=', kernel_args=['console=ttyS1'])
+		self.refused("'a b'", kernel_args=['a b'])
+		self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'kernel_args': ['tsc=reliable', 'nosmt']}, LINES))
 
 	def test_expectations(self):
-		self.refused("'load order' is not a check", kernels={'patched': {'fail': ['load order']}})
-		self.refused('client:keepalived: the run does not run the clients',
-			     kernels={'patched': {'fail': ['client:keepalived']}})
-		self.refused('load_order: a selftest check, but the run is mode kunit', mode='kunit',
-			     kernels={'patched': {'fail': ['load_order']}})
-		self.refused('ack both in fail and may_fail', kernels={'patched': {'fail': ['ack'], 'may_fail': ['ack']}})
+		self.refused('load order', kernels={'patched': {'fail': ['load order']}})
+		self.refused('client:keepalived', kernels={'patched': {'fail': ['client:keepalived']}})
+		self.refused('load_order', 'kunit', mode='kunit', kernels={'patched': {'fail': ['load_order']}})
+		self.refused('ack', kernels={'patched': {'fail': ['ack'], 'may_fail': ['ack']}})
+
+	def test_config_fragments_are_options_or_comments(self):
+		good = 'CONFIG_A=y\n# CONFIG_B is not set\n# a comment\n\nCONFIG_C="x y"\n'
+		harness_config.check_fragment('f', good)
+		for bad in ('CONFIG_A y', 'CONFIG_A=', 'A=y', '#CONFIG_B is not set ', 'CONFIG_A=y\nCONFG_B=y'):
+			with self.assertRaises(HarnessError, msg=bad):
+				harness_config.check_fragment('f', bad)
+		# Those of configs/ are checked with the lines, before any work.
+		with mock.patch.object(harness_config, 'check_fragment') as check:
+			harness_config.load_lines()
+		checked = [c.args[0] for c in check.call_args_list]
+		for f in ('configs/common.config', 'configs/clients.config', 'configs/flavours/rt.config'):
+			self.assertIn(f, checked)
 
 	def test_a_key_given_twice_is_an_error(self):
-		configs = os.path.join(tempfile.mkdtemp(), 'configs')
-		os.makedirs(configs)
+		configs = temp_dir(self)
 		with open(os.path.join(configs, 'runs.toml'), 'w') as f:
 			f.write('[[run]]\nname = "x"\nclocksource = "tsc"\nclocksource = "jiffies"\n')
-		with mock.patch.object(harness_config, 'CONFIGS', configs), self.assertRaises(HarnessError) as e:
+		with mock.patch.object(harness_config, 'TABLES', configs), self.assertRaises(HarnessError) as e:
 			harness_config.load_runs([])
-		self.assertIn('configs/runs.toml', str(e.exception))
-		shutil.rmtree(os.path.dirname(configs))
+		self.assertIn('runs.toml', str(e.exception))
 
 	def test_two_runs_of_one_name_on_a_line(self):
 		lines = harness_config.load_lines()
@@ -244,12 +286,51 @@ class Runs(unittest.TestCase):
 			harness_config.load_runs(lines)
 		self.assertIn('two runs new of line 7.3', str(e.exception))
 
+	def load(self, *runs):
+		lines = harness_config.load_lines()
+		with mock.patch.object(harness_config, '_load_toml', return_value={'run': list(runs)}):
+			return harness_config.load_runs(lines)
+
+	def test_every_expected_failure_is_a_check_the_run_reports(self):
+		kunit = 'kunit:ktime_stamp_ns_concurrent_test'
+		ok = [{'patched': {'fail': ['load_order', kunit]}},
+		      {'base': {'may_fail': ['ack_order']}},
+		      {'patched': {'may_fail': ['client:keepalived']}, 'base': {'fail': ['client:extrace']}}]
+		for kernels in ok:
+			self.assertTrue(self.load({**self.GOOD, 'clients': True, 'kernels': kernels}))
+		bad = [{'patched': {'fail': ['load_ordr']}},
+		       {'patched': {'fail': ['kunit:ktime_stamp_ns_concurent_test']}},
+		       {'base': {'fail': [kunit]}},
+		       {'patched': {'fail': ['client:keepalive']}}]
+		for kernels in bad:
+			with self.assertRaises(HarnessError, msg=kernels):
+				self.load({**self.GOOD, 'clients': True, 'kernels': kernels})
+		with self.assertRaises(HarnessError):
+			self.load({**self.GOOD, 'kernels': {'patched': {'fail': ['client:keepalived']}}, 'clients': False})
+
+	def test_the_checks_the_selftest_reports(self):
+		"""SELFTEST_CHECKS: every name the selftest gives a result
+		(results_test holds them to a real boot)."""
+		source = harness_util.file_text(os.path.join(TOP, harness_qemu.SELFTEST, 'cn_proc_test.c'))
+		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"', source)
+		self.assertTrue(names)
+		for name in names:
+			self.assertIn(name, harness_config.SELFTEST_CHECKS)
+
+	def test_the_kunit_cases_are_the_series(self):
+		for line in harness_config.load_lines():
+			self.assertEqual(harness_config.kunit_cases(line.series_dir),
+					 ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
+					  'ktime_stamp_ns_clock_stalled_test', 'ktime_stamp_ns_concurrent_test'])
+
 	def init_check(self, params):
 		return subprocess.run(['sh', os.path.join(TOP, 'tests', 'init'), '--check'],
 				      env={'PATH': os.environ['PATH'], **params}, stdout=subprocess.PIPE, text=True)
 
 	def test_init_accepts_every_parameter_the_harness_gives(self):
-		for r in harness_config.load_runs(harness_config.load_lines()):
+		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+			runs = harness_config.load_runs(harness_config.load_lines())
+		for r in runs + harness_config.load_runs(harness_config.load_lines()):
 			params = dict(a.split('=', 1) for a in r.kernel_cmdline() if a.startswith('cnproc_'))
 			params['cnproc_args'] = '-n 5'
 			res = self.init_check(params)
@@ -295,19 +376,16 @@ def put_concurrently(cache, src, n):
 
 class Cache(unittest.TestCase):
 	def setUp(self):
-		self.tmp = tempfile.mkdtemp()
+		self.tmp = temp_dir(self)
 		self.patch = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})
 		self.patch.start()
+		self.addCleanup(self.patch.stop)
 		self.src = os.path.join(self.tmp, 'src')
 		os.makedirs(self.src)
 		with open(os.path.join(self.src, 'bzImage'), 'wb') as f:
 			f.write(os.urandom(100000))
 		harness_util.cache_put(self.src, 'kernels', 'k')
 		self.entry = os.path.join(self.tmp, 'cache', 'cn-proc-timestamps', 'kernels', 'k')
-
-	def tearDown(self):
-		self.patch.stop()
-		shutil.rmtree(self.tmp)
 
 	def get(self):
 		dest = os.path.join(self.tmp, 'got')
@@ -317,8 +395,8 @@ class Cache(unittest.TestCase):
 	def test_an_entry_comes_back_whole(self):
 		ok, dest = self.get()
 		self.assertTrue(ok)
-		self.assertEqual(open(os.path.join(dest, 'bzImage'), 'rb').read(),
-				 open(os.path.join(self.src, 'bzImage'), 'rb').read())
+		with open(os.path.join(dest, 'bzImage'), 'rb') as a, open(os.path.join(self.src, 'bzImage'), 'rb') as b:
+			self.assertEqual(a.read(), b.read())
 		self.assertFalse(os.path.exists(os.path.join(dest, 'SHA256SUMS')))
 
 	def test_a_damaged_entry_is_not_used_and_is_replaced(self):
@@ -380,7 +458,7 @@ class Tags(unittest.TestCase):
 	def test_the_static_checks_start_with_the_tags(self):
 		"""A series whose tags are not one block fails the first stage, which
 		needs no tree."""
-		d = tempfile.mkdtemp()
+		d = temp_dir(self)
 		patch_with(os.path.join(d, '0001-x.patch'), 'Signed-off-by: A <a@example.org>')
 		with open(os.path.join(d, 'series'), 'w') as f:
 			f.write('0001-x.patch\n')
@@ -393,7 +471,6 @@ class Tags(unittest.TestCase):
 		self.assertIn('tags outside the trailer block', str(e.exception))
 		self.assertIn("0001-x.patch: 'Signed-off-by: A <a@example.org>' is outside the trailer block",
 			      out.getvalue())
-		shutil.rmtree(d)
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
@@ -401,7 +478,7 @@ class Orchestration(HarnessCase):
 	"""make boot-test on a mocked kernel tree: what is built in which order,
 	the QEMU command lines, and the exit status."""
 
-	def boot_test(self, log_of, ended=True, **env):
+	def boot_test(self, log_of, ended=True, command=('boot-test',), **env):
 		self.built, self.argvs, self.moves = [], [], []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
@@ -426,12 +503,25 @@ class Orchestration(HarnessCase):
 		     mock.patch.object(harness_kernel.Tree, 'at', lambda t, v: self.moves.append(v)), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: self.moves.append('patched')), \
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
-		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
 		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o, k: 'initrd'), \
 		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
-		     mock.patch.object(harness, 'boot', boot):
-			return self.harness('boot-test', commands=True, KERNEL='7.3', **env)
+		     mock.patch.object(harness, 'boot', boot), contextlib.ExitStack() as stack:
+			if command[0] == 'boot-test':	# boot's test decides what the cache has
+				stack.enter_context(mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False))
+			if command[0] == 'boot-test':
+				env.setdefault('KERNEL', '7.3')
+			return self.harness(command[0], True, *command[1:], **env)
+
+	def verdicts(self):
+		"""Each boot's verdict, as boot-test saved it: (kind, about) of each
+		reason."""
+		d = os.path.join(self.env['OUT'], '7.3', 'results', 'x86_64')
+		out = {}
+		for f in sorted(os.listdir(d)):
+			with open(os.path.join(d, f)) as fh:
+				out[f[:-len('.json')]] = [(w['kind'], w['about']) for w in json.load(fh)['verdict']]
+		return out
 
 	def test_what_is_built_and_booted(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-base.log' if name.endswith('base')
@@ -443,21 +533,31 @@ class Orchestration(HarnessCase):
 		self.assertEqual([a[a.index('-smp') + 1] for a in self.argvs], ['2', '2', '1'])
 		self.assertEqual(self.argvs[0][self.argvs[0].index('-append') + 1],
 				 'console=ttyS0 panic=-1 kunit.filter_glob=time_test_cases.ktime_stamp_ns_* cnproc_clients=1 cnproc_args="-n 500"')
-		self.assertIn('on x86_64, QEMU -accel tcg,thread=multi: 3 of 3 boots as expected', out)
-		self.assertIn('boot test: passed for 7.3', out)
+		self.assertEqual(self.verdicts(), {'smp2.base': [], 'smp2.patched': [], 'smp1.patched': []})
 
 	def test_a_boot_that_is_not_as_expected_fails_the_line(self):
 		status, out = self.boot_test(lambda name: 'x86_64-jiffies-base.log', CONFIGS='jiffies')
 		self.assertEqual(status, 1)
-		self.assertIn('UNEXPECTED: jiffies patched: no KUnit results; load_order failed; load_unique failed', out)
-		self.assertIn('1 of 2 boots as expected', out)
-		self.assertIn('boot test failed for: 7.3', out)
+		self.assertEqual(self.verdicts(), {'jiffies.base': [], 'jiffies.patched': [
+			('no_kunit', ''), ('failed', 'load_order'), ('failed', 'load_unique')]})
 		self.assertNotIn('passed', out)
 
 	def test_a_hung_boot_fails(self):
 		status, out = self.boot_test(lambda name: 'selftest-unfinished.log', ended=False, CONFIGS='smp1')
 		self.assertEqual(status, 1)
-		self.assertIn('boot timed out', out)
+		self.assertEqual(self.verdicts()['smp1.patched'][0], ('timed_out', ''))
+
+	def test_boot_takes_one_kernel_from_the_cache(self):
+		for present, status_wanted, boots in ((True, 0, 1), (False, 1, 0)):
+			with mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: present):
+				status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', command=('boot', '6.1', 'smp2',
+													  'patched'))
+			self.assertEqual(status, status_wanted, out)
+			self.assertEqual((self.built, len(self.argvs)), ([], boots))
+			# The guest is built from the tree at the series.
+			self.assertEqual(self.moves, ['patched'] if present else [])
+		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
+		self.assertNotEqual(self.harness('boot', False, '6.1', 'rt', 'patched')[0], 0)
 
 	def test_mutants_are_built_after_the_series(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', CONFIGS='mutant-domains jiffies')
@@ -465,19 +565,39 @@ class Orchestration(HarnessCase):
 					      ('x86_64', 'default', 'per-cpu-domains')])
 
 
-class Makefile(unittest.TestCase):
-	def make_env(self, *args, **env):
-		with tempfile.NamedTemporaryFile('w', suffix='.mk') as mk:
-			mk.write('env:\n\t@env | grep -E "ARCH=" | sort\n')
-			mk.flush()
-			return subprocess.run(['make', '-s', '-C', TOP, '-f', 'Makefile', '-f', mk.name, *args, 'env'],
-					      env={**os.environ, **env}, stdout=subprocess.PIPE, text=True).stdout.strip()
+class DryRun(HarnessCase):
+	def test_every_make_and_qemu_command_printed_none_run(self):
+		status, out = self.harness('boot-test', False, '--dry-run', KERNEL='7.3', CONFIGS='smp2 arm64-llsc')
+		self.assertEqual(status, 0, out)
+		commands = [l.strip()[2:].split() for l in out.splitlines() if l.strip().startswith('$ ')]
+		qemu = [c for c in commands if c[0].startswith('qemu-system-')]
+		self.assertEqual([(c[0], c[c.index('-kernel') + 1].split('/')[-2]) for c in qemu],
+				 [('qemu-system-x86_64', 'base'), ('qemu-system-x86_64', 'patched'),
+				  ('qemu-system-aarch64', 'patched')])
+		builds = [c[-1] for c in commands if c[0] == 'make']
+		self.assertEqual(builds, ['tinyconfig', 'olddefconfig', 'tinyconfig', 'olddefconfig', 'bzImage', 'Image',
+					  'bzImage', 'headers', 'headers'])
+		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 
-	def test_arch_reaches_the_harness_as_boot_arch_and_no_kernel_make(self):
-		self.assertEqual(self.make_env('ARCH=arm64'), 'BOOT_ARCH=arm64')
+
+class Makefile(unittest.TestCase):
+	"""make's variables become the harness's flags, and nothing else
+	reaches it: what make would run (make -n)."""
+
+	def harness_line(self, *args, **env):
+		env = {k: v for k, v in os.environ.items() if k not in ('ARCH', 'KERNEL', 'CONFIGS', 'OUT')} | env
+		out = subprocess.run(['make', '-n', '-s', '-C', TOP, 'boot-test', *args], env=env,
+				     stdout=subprocess.PIPE, text=True).stdout
+		return [l for l in out.splitlines() if 'harness.py boot-test' in l][0]
+
+	def test_variables_become_flags(self):
+		line = self.harness_line('ARCH=arm64', 'CONFIGS=arm64-lse arm64-llsc', KERNEL='7.3')
+		self.assertIn("--arch='arm64'", line)
+		self.assertIn("--configs='arm64-lse arm64-llsc'", line)
+		self.assertIn("--kernel='7.3'", line)
 
 	def test_an_arch_in_the_environment_is_kbuilds_and_ignored(self):
-		self.assertEqual(self.make_env(ARCH='arm'), 'BOOT_ARCH=')
+		self.assertNotIn('--arch', self.harness_line(ARCH='arm'))
 
 
 class SelftestDiffs(unittest.TestCase):

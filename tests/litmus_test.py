@@ -5,6 +5,7 @@ output (real outputs in tests/litmus/samples/), the check of the helper's
 arm64 instructions (a real disassembly there, and weaker forms made from
 it), and the cache of herd7's unpacked packages (on small packages made
 here)."""
+import re
 import subprocess
 import sys
 import tempfile
@@ -308,6 +309,14 @@ class Arm64Sequence(unittest.TestCase):
 		problems = litmus.check_arm64_sequence(self.edit(cmp_branch, ''))
 		self.assertIn('LL/SC: no compare-and-branch between LDXR and STLXR', problems)
 
+	def test_ldxr_and_stlxr_on_two_addresses_fail(self):
+		stlxr = next(l for l in self.real.splitlines(True) if '\tstlxr\t' in l)
+		address = re.search(r'\[(x\d+)\]', stlxr).group(1)
+		other = 'x9' if address != 'x9' else 'x8'
+		problems = litmus.check_arm64_sequence(self.edit(stlxr, stlxr.replace(f'[{address}]', f'[{other}]')))
+		self.assertEqual(len(problems), 1, problems)
+		self.assertIn('not on one address', problems[0])
+
 	def test_empty_fails(self):
 		self.assertEqual(litmus.check_arm64_sequence(''), ['no instructions in the disassembly'])
 
@@ -330,14 +339,12 @@ def make_deb(where, name, files):
 class Herd7Cache(unittest.TestCase):
 	def setUp(self):
 		self.tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(self.tmp.cleanup)
 		self.dir = Path(self.tmp.name)
 		self.cache = self.dir / 'cache'
 		self.debs = [make_deb(self.dir, 'libc6', {litmus.LOADER: 'ld'}),
 					 make_deb(self.dir, 'herdtools7', {litmus.HERD7: 'herd7',
 													   litmus.HERD_LIB + '/aarch64.cat': 'cat'})]
-
-	def tearDown(self):
-		self.tmp.cleanup()
 
 	def test_unpacked_whole_under_the_key_of_the_debs(self):
 		root = litmus.unpack_root(self.cache, self.debs)

@@ -2,7 +2,7 @@
 # 32-bit ARMv7-M, for the static checks only: what arm's tinyconfig gives
 # (no MMU, uniprocessor) and atomic64_t from lib/atomic64.c
 # (CONFIG_GENERIC_ATOMIC64, hashed spinlocks), which the check is for.
-from harness_config import Arch
+from harness_arch import Arch
 
 ARCH = Arch(
 	name='arm',

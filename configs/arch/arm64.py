@@ -7,7 +7,7 @@
 # names the one its kernel must choose. The guest has Debian's
 # busybox-static:arm64 and the selftest cross-built static; no 32-bit
 # listener, no real clients.
-from harness_config import Arch
+from harness_arch import Arch
 
 ARCH = Arch(
 	name='arm64',

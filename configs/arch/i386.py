@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # 32-bit x86, for the static checks only: atomic64_t on cmpxchg8b.
-from harness_config import Arch
+from harness_arch import Arch
 
 ARCH = Arch(
 	name='i386',

@@ -2,7 +2,7 @@
 # x86_64, the boot test's default architecture: QEMU's pc machine, the
 # 64- and 32-bit listeners, and the real clients (cf. kunit_tool's
 # qemu_configs/x86_64.py).
-from harness_config import Arch
+from harness_arch import Arch
 
 ARCH = Arch(
 	name='x86_64',

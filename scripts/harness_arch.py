@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Arch: what the harness knows of an architecture, the type that each
+configs/arch/NAME.py fills in (cf. kunit_tool's qemu_config.py). A module
+of its own, which imports nothing of the harness, so that the
+architectures and harness_config.py, which loads them, do not import each
+other."""
+
+import dataclasses
+from typing import Optional, Tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Arch:
+	"""An architecture (configs/arch/NAME.py). One without qemu is built
+	by the static checks only."""
+	name: str
+	linux_arch: str			# kbuild's ARCH
+	kconfig: str			# on top of tinyconfig, before the flavour
+	cross_compile: str = ''
+	kernel_path: str = ''		# the image to boot, in the build directory
+	console: str = ''
+	qemu: Optional[str] = None	# qemu-system-*
+	qemu_params: Tuple[str, ...] = ()
+	cpu: str = ''			# QEMU's -cpu in software emulation, if not its default
+	debian_arch: str = ''		# busybox-static of this Debian architecture
+	listeners: Tuple[Tuple[int, Tuple[str, ...]], ...] = ()	# bits, CFLAGS
+	clients: bool = False		# the real clients run in its guest
+	atomics: Tuple[str, ...] = ()	# what a run must say its kernel chooses
+
+	@property
+	def boots(self) -> bool:
+		return self.qemu is not None
+
+	def listener_flags(self, bits: int) -> Tuple[str, ...]:
+		return dict(self.listeners)[bits]

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make mutation: the harness's own tests, shown to fail when a decision
+that can turn a verdict is broken.
+
+tests/harness-mutants.toml lists mutants of the harness, each one edit of
+one file (its original text, which must occur exactly once, and the text
+that replaces it) and what it breaks. Each is applied alone to a copy of
+the repository (never to the working tree) and the unit tests
+(tests/*_test.py) run against the copy: a mutant is killed when a test
+fails, and the tests that failed are printed. The tests must pass on the
+unmutated copy first, with nothing skipped. Exit status 1 if a mutant
+survives, its original text is not in its file once, or the tests do not
+pass without mutants.
+"""
+
+import concurrent.futures
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from typing import List, Optional, Sequence, Tuple
+
+from harness_util import TOP, HarnessError, file_text, note, run, stage
+
+MUTANTS = os.path.join(TOP, 'tests', 'harness-mutants.toml')
+# What the copy leaves out: the build output and the repository.
+NOT_COPIED = ('.git', 'out')
+# A run of the unit tests takes seconds; one that takes this long hangs.
+TIMEOUT = 300
+FAILED = re.compile(r'^(?:FAIL|ERROR): (\w+) \(([\w.]+?)(?:\.\w+)?\)', re.M)
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+	file: str		# from TOP
+	original: str
+	mutated: str
+	what: str
+
+
+def load_mutants(path: str = MUTANTS) -> List[Mutant]:
+	"""The mutants, each checked against the file it edits."""
+	with open(path, 'rb') as f:
+		try:
+			table = tomllib.load(f)
+		except tomllib.TOMLDecodeError as e:
+			raise HarnessError(f'{os.path.relpath(path, TOP)}: {e}') from None
+	out = []
+	for i, t in enumerate(table.get('mutant', [])):
+		where = f'{os.path.relpath(path, TOP)}: mutant {i + 1}'
+		if set(t) != {'file', 'original', 'mutated', 'what'}:
+			raise HarnessError(f'{where}: needs file, original, mutated and what, and nothing else')
+		m = Mutant(**t)
+		target = os.path.join(TOP, m.file)
+		if not os.path.isfile(target):
+			raise HarnessError(f'{where} ({m.what}): no file {m.file}')
+		n = file_text(target).count(m.original)
+		if n != 1:
+			raise HarnessError(f'{where} ({m.what}): its original text is in {m.file} {n} times, not once')
+		if m.original == m.mutated:
+			raise HarnessError(f'{where} ({m.what}): mutated is the original')
+		out.append(m)
+	if not out:
+		raise HarnessError(f'{os.path.relpath(path, TOP)}: no mutant')
+	return out
+
+
+def copy_tree(dest: str) -> None:
+	shutil.copytree(TOP, dest, symlinks=True,
+			ignore=lambda d, names: [n for n in names if d == TOP and n in NOT_COPIED])
+
+
+def unit_tests(top: str, kunit_tool: str, quiet: bool = True) -> Tuple[int, str]:
+	"""The unit tests of the copy at TOP: exit status and output (124 if
+	they hung)."""
+	try:
+		res = run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(top, 'tests'), '-p', '*_test.py'],
+			  cwd=top, env={'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': kunit_tool}, capture='all',
+			  check=False, timeout=TIMEOUT, quiet=quiet)
+	except subprocess.TimeoutExpired as e:
+		out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
+		return 124, out + f'\n(the unit tests did not finish in {TIMEOUT}s)\n'
+	return res.returncode, res.stdout
+
+
+def killers(output: str) -> List[str]:
+	"""The tests that failed, as Class.test."""
+	return list(dict.fromkeys(f'{cls.split(".")[-1]}.{test}' for test, cls in FAILED.findall(output)))
+
+
+def try_mutant(top: str, m: Mutant, kunit_tool: str) -> Optional[List[str]]:
+	"""M applied to the copy at TOP, the tests run, the file restored: the
+	tests that killed it, or None if it survived."""
+	path = os.path.join(top, m.file)
+	text = file_text(path)
+	try:
+		with open(path, 'w') as f:
+			f.write(text.replace(m.original, m.mutated))
+		status, output = unit_tests(top, kunit_tool)
+	finally:
+		with open(path, 'w') as f:
+			f.write(text)
+	if status == 0:
+		return None
+	return killers(output) or [f'(exit {status}: {output.strip().splitlines()[-1] if output.strip() else ""})']
+
+
+def mutation(kunit_tool: str, jobs: int = 2, mutants: Optional[Sequence[Mutant]] = None) -> int:
+	mutants = list(mutants if mutants is not None else load_mutants())
+	jobs = max(1, min(jobs, len(mutants)))
+	with tempfile.TemporaryDirectory(prefix='harness-mutation.') as tmp:
+		copies = [os.path.join(tmp, str(i)) for i in range(jobs)]
+		with stage('the unit tests on a copy of the repository, no mutant'):
+			for c in copies:
+				copy_tree(c)
+			status, output = unit_tests(copies[0], kunit_tool, quiet=False)
+			skipped = re.search(r'skipped=(\d+)', output)
+			if status != 0 or skipped:
+				print(output, flush=True)
+				raise HarnessError('the unit tests do not pass on the unmutated copy'
+						   + (f' ({skipped.group(1)} skipped)' if skipped else ''))
+			note(output.strip().splitlines()[-3] if len(output.strip().splitlines()) >= 3 else output.strip())
+		survived = []
+		with stage(f'{len(mutants)} mutants, each alone, {jobs} at a time'):
+			free = list(copies)
+			with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+				def one(m):
+					top = free.pop()
+					try:
+						return try_mutant(top, m, kunit_tool)
+					finally:
+						free.append(top)
+				for i, (m, killed) in enumerate(zip(mutants, pool.map(one, mutants))):
+					head = f'{i + 1:3}. {m.file}: {m.what}'
+					if killed is None:
+						survived.append(m)
+						print(f'  SURVIVED {head}', flush=True)
+					else:
+						more = f' (and {len(killed) - 3} more)' if len(killed) > 3 else ''
+						print(f'  killed   {head}\n             by {", ".join(killed[:3])}{more}',
+						      flush=True)
+	print(f'mutation: {len(mutants)} mutants, {len(mutants) - len(survived)} killed'
+	      + (f', {len(survived)} SURVIVED' if survived else ''), flush=True)
+	return 1 if survived else 0

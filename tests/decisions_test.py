@@ -1,0 +1,734 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the harness's decisions that can turn a verdict and are not
+the log's (results_test.py has those): make check's steps, kunit.py's
+result, the static checks, the per-file diffs, the kconfig check, the
+cache keys, the default line and a hung boot. Each runs the decision's
+own code on inputs made here, with the commands it would run replaced;
+make mutation (tests/harness-mutants.toml) shows that each fails when its
+decision is broken.
+"""
+
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import unittest
+from unittest import mock
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, 'scripts'))
+sys.dont_write_bytecode = True
+
+import harness  # noqa: E402
+import harness_config  # noqa: E402
+import harness_diffs  # noqa: E402
+import harness_kernel  # noqa: E402
+import harness_qemu  # noqa: E402
+import harness_static  # noqa: E402
+import harness_util  # noqa: E402
+from harness_test import KUNIT_TOOL, LOGS, HarnessCase, patch_with, temp_dir  # noqa: E402
+from harness_util import HarnessError  # noqa: E402
+
+# How long a test waits for a call that must return before it counts it
+# hung: far above the 1 s timeout the tests give the harness.
+GUARD = 20
+
+
+def quiet():
+	return contextlib.redirect_stdout(io.StringIO())
+
+
+def completed(argv, returncode=0, stdout=''):
+	return subprocess.CompletedProcess(argv, returncode, stdout, '')
+
+
+class Check(HarnessCase):
+	"""make check: every step, in order, the first failure ends it."""
+	STEPS = ['file_diffs', 'unit_tests', 'static_checks', 'litmus', 'kunit', 'boot_test']
+
+	def check(self, fail=None):
+		self.calls = []
+
+		def step(name):
+			def f(h, **kwargs):
+				self.calls.append((name, kwargs))
+				self.lines = [l.name for l in h.lines]
+				return 1 if name == fail else 0
+			return f
+		with contextlib.ExitStack() as stack:
+			for name in self.STEPS:
+				stack.enter_context(mock.patch.object(harness.Harness, name, step(name)))
+			status, out = self.harness('check', commands=True)
+		return status, out
+
+	def test_every_step_runs_in_order(self):
+		status, out = self.check()
+		self.assertEqual(status, 0, out)
+		self.assertEqual([c for c, _ in self.calls], self.STEPS)
+		self.assertEqual(dict(self.calls)['file_diffs'], {'check': True})
+		# The unit tests of make check need kunit_parser: never skipped.
+		self.assertEqual(dict(self.calls)['unit_tests'], {'required': True})
+		# Every line by default.
+		self.assertEqual(self.lines, [l.name for l in harness_config.load_lines()])
+
+	def test_the_first_failed_step_ends_it(self):
+		for i, name in enumerate(self.STEPS):
+			status, out = self.check(fail=name)
+			self.assertEqual(status, 1, name)
+			self.assertEqual([c for c, _ in self.calls], self.STEPS[:i + 1])
+			self.assertNotIn('passed', out)
+			failed = [s for s in harness_util.STAGES if s[3] == 'FAILED']
+			self.assertEqual(len(failed), 1)
+
+	def test_the_time_of_every_stage_at_the_end(self):
+		status, out = self.check()
+		summary = out[out.index('stage times:'):]
+		self.assertEqual(len(harness_util.STAGES), len(self.STEPS))
+		for _, name, _, ok in harness_util.STAGES:
+			self.assertIn(name, summary)
+			self.assertEqual(ok, 'done')
+
+
+class UnitTests(HarnessCase):
+	"""make check's unit tests need the newest line's kunit_parser; make
+	unit-tests alone skips, and counts, what needs it."""
+
+	def unit_tests(self, required, cached=None):
+		self.ran = []
+
+		def run(argv, log=None, **kwargs):
+			self.ran.append(argv)
+			if log:
+				os.makedirs(os.path.dirname(log), exist_ok=True)
+				with open(log, 'w') as f:
+					f.write('....ss\n---\nRan 6 tests in 0.1s\n\nOK (skipped=2)\n')
+			return completed(argv)
+		out = io.StringIO()
+		with mock.patch.object(harness, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
+		     mock.patch.object(harness, 'cached_source', return_value=cached), \
+		     mock.patch.object(harness, 'run', run), contextlib.redirect_stdout(out):
+			h = harness.Harness(harness_config.Options.parse(out=self.env['OUT']))
+			try:
+				status = h.unit_tests(required=required)
+			except HarnessError:
+				status = None
+		return status, fetch.called, out.getvalue()
+
+	def test_required_a_skipped_test_fails(self):
+		src = os.path.join(self.tmp, 'linux')
+		os.makedirs(os.path.join(src, 'tools/testing/selftests'))
+		for f in ('kselftest.h', 'kselftest_harness.h', 'lib.mk'):
+			open(os.path.join(src, 'tools/testing/selftests', f), 'w').close()
+		with mock.patch.object(harness.Harness, 'newest_source', return_value=src):
+			status, fetched, out = self.unit_tests(required=True)
+		self.assertIsNone(status)
+		self.assertIn('unittest', ' '.join(self.ran[-1]))
+
+	def test_required_the_source_is_fetched(self):
+		status, fetched, out = self.unit_tests(required=True)
+		self.assertTrue(fetched)
+		self.assertIsNone(status)
+		self.assertEqual(self.ran, [])
+
+	def test_alone_nothing_is_fetched_and_skips_are_counted_on_one_line(self):
+		status, fetched, out = self.unit_tests(required=False)
+		self.assertEqual(status, 0)
+		self.assertFalse(fetched)
+		skipped = [l for l in out.splitlines() if 'SKIPPED' in l]
+		self.assertEqual(len(skipped), 1, out)
+		self.assertIn('2 unit tests', skipped[0])
+
+
+class CachedSource(unittest.TestCase):
+	def test_the_newest_version_by_debians_order(self):
+		cache = temp_dir(self)
+		for v in ('7.3.4-1~bpo13+1', '7.3.10-1~bpo13+1', '7.3.9-2~bpo13+1', '7.3.11-1~bpo13+1'):
+			d = os.path.join(cache, 'cn-proc-timestamps', 'src', f'linux-source-7.3_{v}')
+			os.makedirs(d)
+			if v != '7.3.11-1~bpo13+1':	# being unpacked
+				open(os.path.join(d, '.unpacked'), 'w').close()
+		line = harness_config.load_lines()[0]
+		with mock.patch.dict(os.environ, {'XDG_CACHE_HOME': cache}):
+			self.assertEqual(os.path.basename(harness_kernel.cached_source(line)),
+					 'linux-source-7.3_7.3.10-1~bpo13+1')
+		with mock.patch.dict(os.environ, {'XDG_CACHE_HOME': temp_dir(self)}):
+			self.assertIsNone(harness_kernel.cached_source(line))
+
+
+class DefaultLine(unittest.TestCase):
+	def test_the_newest_line_by_default(self):
+		lines = harness_config.load_lines()
+		self.assertEqual(harness_config.select_lines(harness_config.Options(), lines), lines[:1])
+		self.assertEqual(harness_config.select_lines(harness_config.Options(), lines[::-1]), lines[-1:])
+
+
+def fake_tree(case, files=()):
+	"""A Tree of a line whose series is one patch made here."""
+	d = temp_dir(case)
+	series = os.path.join(d, 'series-dir')
+	os.makedirs(series)
+	patch_with(os.path.join(series, '0001-x.patch'), '\nSigned-off-by: A <a@example.org>')
+	with open(os.path.join(series, 'series'), 'w') as f:
+		f.write('0001-x.patch\n')
+	line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', series, ())
+	opts = harness_config.Options(out=os.path.join(d, 'out'), jobs=2)
+	tree = harness_kernel.Tree(line, opts)
+	os.makedirs(tree.path)
+	with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+		f.write('linux-source-7.3 7.3.4-1\n')
+	for name, text in dict(files).items():
+		os.makedirs(os.path.dirname(os.path.join(tree.path, name)), exist_ok=True)
+		with open(os.path.join(tree.path, name), 'w') as f:
+			f.write(text)
+	return tree, opts
+
+
+def change_series(tree):
+	"""The series' change (not its commit message) changed."""
+	with open(tree.patches[0], 'a') as f:
+		f.write('diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n x\n+y\n')
+	before = tree.digest
+	tree.digest = harness_kernel.series_digest(tree.patches)
+	assert tree.digest != before
+
+
+class Kunit(HarnessCase):
+	"""kunit.py's result is the verdict; only a passing run is cached, under
+	a key that changes with the series."""
+
+	def kunit(self, returncode, digest='a'):
+		self.ran = []
+
+		def prepare(tree):
+			for f, text in (('tools/testing/kunit/kunit.py', ''), ('kernel/time/.kunitconfig', 'CONFIG_KUNIT=y\n')):
+				os.makedirs(os.path.dirname(os.path.join(tree.path, f)), exist_ok=True)
+				with open(os.path.join(tree.path, f), 'w') as fh:
+					fh.write(text)
+			with open(os.path.join(tree.lout, 'tree.id'), 'w') as fh:
+				fh.write('tree\n')
+			tree.digest = digest
+
+		def run(argv, cwd=None, check=True, **kwargs):
+			self.ran.append(argv[1])
+			build = [a[len('--build_dir='):] for a in argv if a.startswith('--build_dir=')]
+			if build:
+				os.makedirs(build[0], exist_ok=True)
+				with open(os.path.join(build[0], 'test.log'), 'w') as f:
+					f.write('KTAP version 1\n')
+			return completed(argv, returncode)
+		with mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: None), \
+		     mock.patch.object(harness, 'output', return_value='gcc 12\n'), \
+		     mock.patch.object(harness, 'run', run):
+			return self.harness('kunit', commands=True)[0]
+
+	def test_a_failing_run_fails_and_is_not_cached(self):
+		self.assertEqual(self.kunit(1), 1)
+		self.assertEqual(self.kunit(0), 0)
+		self.assertEqual(self.ran, ['run'])
+
+	def test_a_passing_run_is_read_again_from_the_cache(self):
+		self.assertEqual(self.kunit(0), 0)
+		self.assertEqual(self.kunit(0), 0)
+		self.assertEqual(self.ran, ['parse'])
+
+	def test_another_series_runs_again(self):
+		self.assertEqual(self.kunit(0, digest='a'), 0)
+		self.assertEqual(self.kunit(0, digest='b'), 0)
+		self.assertEqual(self.ran, ['run'])
+
+
+class Checkpatch(unittest.TestCase):
+	def checkpatch(self, output, line='7.3', newest='7.3'):
+		tree, opts = fake_tree(self)
+		sc = harness_static.StaticChecks(dataclass_replace(tree.line, name=line), opts, newest)
+		sc.tree = tree
+		with mock.patch.object(harness_static, 'run',
+				       lambda argv, **kw: completed(argv, 0 if 'total: 0 errors, 0 w' in output else 1,
+								    output)), quiet():
+			try:
+				sc.checkpatch()
+			except HarnessError:
+				return False
+		return True
+
+	def test_clean_passes(self):
+		self.assertTrue(self.checkpatch('total: 0 errors, 0 warnings, 0 checks, 40 lines checked\n'))
+
+	def test_a_warning_or_a_check_fails(self):
+		self.assertFalse(self.checkpatch('WARNING: line length of 101 exceeds 100 columns\n'
+						 'total: 0 errors, 1 warnings, 0 checks, 40 lines checked\n'))
+		self.assertFalse(self.checkpatch('CHECK: Alignment should match open parenthesis\n'
+						 'total: 0 errors, 0 warnings, 1 checks, 40 lines checked\n'))
+		self.assertFalse(self.checkpatch('ERROR: trailing whitespace\n'
+						 'total: 1 errors, 0 warnings, 0 checks, 40 lines checked\n'))
+
+	def test_the_backporters_signature_passes_on_a_backport_only(self):
+		out = 'WARNING: Duplicate signature\ntotal: 0 errors, 1 warnings, 0 checks, 40 lines checked\n'
+		self.assertTrue(self.checkpatch(out, line='6.1'))
+		self.assertFalse(self.checkpatch(out, line='7.3'))
+		self.assertFalse(self.checkpatch('WARNING: Duplicate signature\nWARNING: other\n'
+						 'total: 0 errors, 2 warnings, 0 checks, 40 lines checked\n', line='6.1'))
+
+
+def dataclass_replace(obj, **changes):
+	return harness_config.dataclasses.replace(obj, **changes)
+
+
+class NewWarnings(unittest.TestCase):
+	def files(self, base, patched):
+		d = temp_dir(self)
+		paths = []
+		for name, lines in (('base', base), ('patched', patched)):
+			paths.append(os.path.join(d, name))
+			with open(paths[-1], 'w') as f:
+				f.write(''.join(l + '\n' for l in lines))
+		return paths
+
+	def test_a_warning_the_base_has_passes(self):
+		with quiet():
+			harness_static.StaticChecks.no_new('x', *self.files(['a.c: warning: x'], ['a.c: warning: x']))
+
+	def test_a_new_warning_fails(self):
+		with quiet(), self.assertRaises(HarnessError):
+			harness_static.StaticChecks.no_new('x', *self.files(['a.c: warning: x'],
+									  ['a.c: warning: x', 'a.c: warning: y']))
+
+
+class StaticBuilds(unittest.TestCase):
+	"""What sparse, W=1 and kernel-doc say is collected to be compared."""
+
+	def test_sparse_and_w1_warnings_and_errors_are_collected_without_line_numbers(self):
+		tree, opts = fake_tree(self)
+		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
+		sc.tree = tree
+		sc.kernels = harness_kernel.Kernels(tree, opts)
+		log = ('  CC      kernel/time/timekeeping.o\n'
+		       f'{tree.path}/kernel/time/timekeeping.c:120:5: warning: symbol \'x\' was not declared\n'
+		       'kernel/time/timekeeping.c:99:1: error: bad thing\n')
+
+		def run(argv, log=None, **kwargs):
+			with open(log, 'w') as f:
+				f.write(log_text)
+			return completed(argv)
+		log_text = log
+		with mock.patch.object(sc, 'check_id', return_value='k'), \
+		     mock.patch.object(sc, '_objects', return_value=['kernel/time/timekeeping.o']), \
+		     mock.patch.object(harness_static, 'config_fragments', return_value=[]), \
+		     mock.patch.object(harness_static, 'configure'), mock.patch.object(harness_static, 'run', run), \
+		     mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(opts.out, 'cache')}), quiet():
+			out = sc.check_build('x86_64', 'default', 'patched')
+		with open(os.path.join(out, 'warnings')) as f:
+			self.assertEqual(f.read().splitlines(),
+					 ['kernel/time/timekeeping.c: error: bad thing',
+					  "kernel/time/timekeeping.c: warning: symbol 'x' was not declared"])
+
+	def test_kernel_doc_runs_with_wall_where_it_has_it(self):
+		script = ('#!/bin/sh\n'
+			  'case "$1" in -h) echo "  -Wall  all warnings"; exit 0;; esac\n'
+			  'for a; do [ "$a" = -Wall ] && echo "$(eval echo \\${$#}):12: warning: no description"; done\n'
+			  'exit 0\n')
+		tree, opts = fake_tree(self, {'scripts/kernel-doc': script, 'kernel/time/x.c': ''})
+		os.chmod(os.path.join(tree.path, 'scripts/kernel-doc'), 0o755)
+		tree.files = ['kernel/time/x.c']
+		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
+		sc.tree = tree
+		with quiet():
+			path = sc.kerneldoc('patched')
+		with open(path) as f:
+			self.assertEqual(f.read().splitlines(), ['kernel/time/x.c: warning: no description'])
+
+
+class StaticComparisons(unittest.TestCase):
+	"""run_all(): kernel-doc and each configuration's sparse and W=1,
+	patched against base."""
+
+	def run_all(self, new_in):
+		tree, opts = fake_tree(self)
+		line = dataclass_replace(tree.line, static_checks=(('x86_64', 'default'), ('arm64', 'default')))
+		sc = harness_static.StaticChecks(line, opts, '7.3')
+		sc.tree = tree
+		d = temp_dir(self)
+
+		def warnings(name, variant, extra):
+			path = os.path.join(d, f'{name}-{variant}')
+			with open(path, 'w') as f:
+				f.write('a.c: warning: old\n' + ('a.c: warning: new\n' if (name, variant) == extra else ''))
+			return path
+
+		def check_build(arch, flavour, variant):
+			out = os.path.join(d, f'{arch}-{variant}.d')
+			os.makedirs(out, exist_ok=True)
+			os.replace(warnings(arch, variant, new_in), os.path.join(out, 'warnings'))
+			return out
+		with mock.patch.object(sc, 'tags'), mock.patch.object(sc, 'quilt_round_trip'), \
+		     mock.patch.object(sc, 'git_am'), mock.patch.object(sc, 'checkpatch'), \
+		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'at'), \
+		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
+		     mock.patch.object(sc, 'check_build', check_build), quiet():
+			try:
+				sc.run_all()
+			except HarnessError:
+				return False
+		return True
+
+	def test_warnings_the_base_has_pass(self):
+		self.assertTrue(self.run_all(None))
+		for where in ('kernel-doc', 'x86_64', 'arm64'):
+			self.assertTrue(self.run_all((where, 'base')), where)
+
+	def test_a_warning_the_series_adds_fails(self):
+		for where in ('kernel-doc', 'x86_64', 'arm64'):
+			self.assertFalse(self.run_all((where, 'patched')), where)
+
+
+class FileDiffs(unittest.TestCase):
+	WANT = {'kernel/time/timekeeping.c.diff': 'diff a\n', 'include/linux/x.h.diff': 'diff b\n'}
+
+	def check(self, have):
+		with mock.patch.object(harness_diffs, 'expected', return_value=dict(self.WANT)), \
+		     mock.patch.object(harness_diffs, 'present', return_value=have), quiet():
+			try:
+				return harness_diffs.file_diffs(None, '', check=True)
+			except HarnessError:
+				return None
+
+	def test_up_to_date_passes(self):
+		self.assertEqual(self.check(dict(self.WANT)), 0)
+
+	def test_stale_missing_or_left_over_fails(self):
+		for have in ({**self.WANT, 'kernel/time/timekeeping.c.diff': 'diff old\n'},
+			     {'kernel/time/timekeeping.c.diff': 'diff a\n'},
+			     {**self.WANT, 'kernel/old.c.diff': 'diff c\n'}):
+			self.assertIsNone(self.check(have), have)
+
+
+class Kconfig(unittest.TestCase):
+	"""Every option a fragment sets or unsets must survive olddefconfig."""
+	FRAGMENT = 'CONFIG_PROC_EVENTS=y\n# CONFIG_VT is not set\n'
+
+	def make_config(self, result):
+		d = temp_dir(self)
+		frag = os.path.join(d, 'frag.config')
+		with open(frag, 'w') as f:
+			f.write(self.FRAGMENT)
+		scratch = os.path.join(d, 'scratch')
+
+		def run(argv, **kwargs):
+			if argv[-1] == 'olddefconfig':
+				with open(os.path.join(scratch, '.config'), 'w') as f:
+					f.write(result)
+			return completed(argv)
+		with mock.patch.object(harness_kernel, 'run', run):
+			try:
+				harness_kernel.make_config('/tree', scratch, harness_config.load_arch('x86_64'), [frag],
+							   os.path.join(d, 'log'), 1)
+			except HarnessError as e:
+				return str(e)
+		return None
+
+	def test_the_options_as_asked_pass(self):
+		self.assertIsNone(self.make_config('CONFIG_PROC_EVENTS=y\n# CONFIG_VT is not set\nCONFIG_X=y\n'))
+		self.assertIsNone(self.make_config('CONFIG_PROC_EVENTS=y\n'))
+
+	def test_an_option_set_and_dropped_fails(self):
+		self.assertIn('CONFIG_PROC_EVENTS', self.make_config('# CONFIG_PROC_EVENTS is not set\n'))
+		self.assertIn('CONFIG_PROC_EVENTS', self.make_config('CONFIG_PROC_EVENTS=m\n'))
+
+	def test_an_option_unset_and_set_fails(self):
+		self.assertIn('CONFIG_VT', self.make_config('CONFIG_PROC_EVENTS=y\nCONFIG_VT=y\n'))
+
+
+class CacheKeys(unittest.TestCase):
+	"""A kernel image's key changes with what it is built from: the series
+	(not for base), a mutant's patch, the .config and the compiler."""
+
+	def setUp(self):
+		self.tree, self.opts = fake_tree(self)
+		self.kernels = harness_kernel.Kernels(self.tree, self.opts)
+		self.arch = harness_config.load_arch('x86_64')
+		self.config('CONFIG_X=y\n')
+		self.gcc = 'gcc 12.2.0\n'
+		p = mock.patch.object(harness_kernel, 'tool_versions', lambda arch: self.gcc)
+		p.start()
+		self.addCleanup(p.stop)
+		os.makedirs(os.path.join(self.opts.out, 'mutants'))
+		self.mutant('+a\n')
+
+	def config(self, text):
+		d = self.kernels.build_dir('x86_64', 'default')
+		os.makedirs(d, exist_ok=True)
+		with open(os.path.join(d, '.config'), 'w') as f:
+			f.write(text)
+
+	def mutant(self, text):
+		with open(os.path.join(self.opts.out, 'mutants', 'test-mutant.patch'), 'w') as f:
+			f.write(text)
+
+	def keys(self):
+		return {v: self.kernels.image_id(self.arch, 'default', v) for v in ('base', 'patched', 'test-mutant')}
+
+	def test_the_series_changes_patched_and_mutant_keys_not_base(self):
+		before = self.keys()
+		change_series(self.tree)
+		after = self.keys()
+		self.assertEqual(before['base'], after['base'])
+		self.assertNotEqual(before['patched'], after['patched'])
+		self.assertNotEqual(before['test-mutant'], after['test-mutant'])
+
+	def test_a_mutants_patch_changes_its_key(self):
+		before = self.keys()
+		self.mutant('+b\n')
+		after = self.keys()
+		self.assertEqual([before[v] == after[v] for v in ('base', 'patched', 'test-mutant')], [True, True, False])
+
+	def test_the_compiler_and_the_config_change_every_key(self):
+		before = self.keys()
+		self.gcc = 'gcc 13.1.0\n'
+		after = self.keys()
+		self.config('CONFIG_X=n\n')
+		last = self.keys()
+		for v in before:
+			self.assertEqual(len({before[v], after[v], last[v]}), 3, v)
+
+	def test_the_fragments_change_the_configs_key(self):
+		frag = os.path.join(temp_dir(self), 'f.config')
+		made = []
+
+		def make_config(tree, scratch, arch, frags, log, jobs):
+			made.append(harness_util.file_text(frags[0]))
+			os.makedirs(scratch, exist_ok=True)
+			with open(os.path.join(scratch, '.config'), 'w') as f:
+				f.write(made[-1])
+		build = os.path.join(self.opts.out, 'b')
+		with mock.patch.object(harness_kernel, 'make_config', make_config), \
+		     mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.opts.out, 'cache')}), quiet():
+			for text in ('CONFIG_A=y\n', 'CONFIG_A=n\n', 'CONFIG_A=y\n'):
+				with open(frag, 'w') as f:
+					f.write(text)
+				harness_kernel.configure(self.tree, build, self.arch, [frag], os.path.join(build, 'log'), 1)
+				with open(os.path.join(build, '.config')) as f:
+					self.assertEqual(f.read(), text)
+		self.assertEqual(made, ['CONFIG_A=y\n', 'CONFIG_A=n\n'])
+
+	def test_a_static_checks_key_changes_with_the_series_for_patched_only(self):
+		sc = harness_static.StaticChecks(self.tree.line, self.opts, '7.3')
+		sc.tree = self.tree
+		with mock.patch.object(harness_static, 'tool_versions', return_value='gcc\n'), \
+		     mock.patch.object(harness_static, 'run', lambda argv, **kw: completed(argv, 0, 'sparse 0.6\n')):
+			def keys():
+				return [sc.check_id(self.arch, 'default', v, [], ['kernel/x.o']) for v in ('base', 'patched')]
+			before = keys()
+			change_series(self.tree)
+			after = keys()
+		self.assertEqual(before[0], after[0])
+		self.assertNotEqual(before[1], after[1])
+
+
+def git_patch(old, new, subject='x: Change it'):
+	return (f'From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] {subject}\n\n'
+		f'Why.\n\nSigned-off-by: A <a@example.org>\n---\n kernel/x.c | 2 +-\n\n'
+		f'diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n@@ -1 +1 @@\n'
+		f'-{old}\n+{new}\n')
+
+
+class TreeStates(unittest.TestCase):
+	"""The line's tree at base, at the series (applied exactly, reapplied
+	when the series changes) and at a mutant, with quilt and patch on a
+	tree of one file."""
+
+	def setUp(self):
+		d = temp_dir(self)
+		self.ksrc = os.path.join(d, 'linux')
+		os.makedirs(os.path.join(self.ksrc, 'kernel'))
+		with open(os.path.join(self.ksrc, 'Makefile'), 'w') as f:
+			f.write('VERSION = 7\nPATCHLEVEL = 3\n')
+		with open(os.path.join(self.ksrc, 'kernel/x.c'), 'w') as f:
+			f.write('base\n')
+		self.series = os.path.join(d, 'series')
+		os.makedirs(self.series)
+		self.write_series('series')
+		line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', self.series, ())
+		self.opts = harness_config.Options(out=os.path.join(d, 'out'), ksrc=self.ksrc)
+		self.mutant = os.path.join(d, 'mutant.patch')
+		with open(self.mutant, 'w') as f:
+			f.write('--- a/kernel/x.c\n+++ b/kernel/x.c\n@@ -1 +1 @@\n-series\n+mutant\n')
+		self.tree = harness_kernel.Tree(line, self.opts)
+		with quiet():
+			self.tree.prepare()
+
+	def write_series(self, new, old='base'):
+		with open(os.path.join(self.series, '0001-x.patch'), 'w') as f:
+			f.write(git_patch(old, new))
+		with open(os.path.join(self.series, 'series'), 'w') as f:
+			f.write('0001-x.patch\n')
+
+	def state(self):
+		return harness_util.file_text(os.path.join(self.tree.path, 'kernel/x.c')).strip()
+
+	def test_base_series_and_back(self):
+		with quiet():
+			self.tree.patched()
+			self.assertEqual(self.state(), 'series')
+			self.tree.base()
+			self.assertEqual(self.state(), 'base')
+		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'kernel/x.c')), 'base\n')
+
+	def test_a_changed_series_is_applied_again(self):
+		with quiet():
+			self.tree.patched()
+			self.write_series('series v2')
+			self.tree = harness_kernel.Tree(self.tree.line, self.opts)
+			self.tree.patched()
+		self.assertEqual(self.state(), 'series v2')
+
+	def test_a_series_that_does_not_apply_fails_and_leaves_base(self):
+		with open(os.path.join(self.series, '0002-y.patch'), 'w') as f:
+			f.write(git_patch('not there', 'more'))
+		with open(os.path.join(self.series, 'series'), 'a') as f:
+			f.write('0002-y.patch\n')
+		tree = harness_kernel.Tree(self.tree.line, self.opts)
+		with quiet(), self.assertRaises(HarnessError):
+			tree.patched()
+		self.assertEqual(self.state(), 'base')
+
+	def test_a_mutant_on_the_series_and_off_again(self):
+		with quiet(), mock.patch.object(harness_kernel, 'mutant_patch', lambda v, out: self.mutant):
+			self.tree.at('mutant')
+			self.assertEqual(self.state(), 'mutant')
+			self.tree.at('patched')
+			self.assertEqual(self.state(), 'series')
+			self.tree.at('mutant')
+			self.tree.at('base')
+			self.assertEqual(self.state(), 'base')
+
+
+FAKE_QEMU = '''#!/bin/sh
+# A QEMU that hangs: it opens its serial log, as QEMU does, and never exits.
+echo $$ >"{pidfile}"
+: >"$1"
+exec sleep 3600
+'''
+
+
+class HungBoot(HarnessCase):
+	"""A boot that does not end is killed at its timeout and fails."""
+
+	def setUp(self):
+		super().setUp()
+		self.pidfile = os.path.join(self.tmp, 'qemu.pid')
+		self.qemu = os.path.join(self.tmp, 'qemu-hangs')
+		with open(self.qemu, 'w') as f:
+			f.write(FAKE_QEMU.format(pidfile=self.pidfile))
+		os.chmod(self.qemu, 0o755)
+		self.addCleanup(self.kill_qemu)
+
+	def kill_qemu(self):
+		try:
+			with open(self.pidfile) as f:
+				os.kill(int(f.read()), signal.SIGKILL)
+		except (OSError, ValueError):
+			pass
+
+	def qemu_gone(self):
+		with open(self.pidfile) as f:
+			pid = int(f.read())
+		try:
+			os.kill(pid, 0)
+		except ProcessLookupError:
+			return True
+		return False
+
+	def guarded(self, fn):
+		"""FN's result; the test fails if it has not returned in GUARD s."""
+		result = []
+		t = threading.Thread(target=lambda: result.append(fn()), daemon=True)
+		t.start()
+		t.join(GUARD)
+		self.assertFalse(t.is_alive(), f'still running {GUARD}s after a 1s timeout')
+		return result[0]
+
+	def test_qemu_is_killed_at_the_timeout(self):
+		log = os.path.join(self.tmp, 'boot.log')
+		with quiet():
+			ended = self.guarded(lambda: harness_qemu.boot([self.qemu, log], log, 1))
+		self.assertFalse(ended)
+		self.assertTrue(self.qemu_gone())
+
+	@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
+	def test_boot_test_with_a_hung_qemu_fails_the_line(self):
+		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+
+		def prepare(tree):
+			os.makedirs(tree.path, exist_ok=True)
+			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+				f.write('tree\n')
+		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
+		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
+		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
+		     mock.patch.object(harness, 'qemu_argv', lambda arch, image, initrd, log, *a, **k: [self.qemu, log]):
+			status, out = self.guarded(lambda: self.harness('boot-test', commands=True, KERNEL='7.3',
+									CONFIGS='smp1', BOOT_TIMEOUT='1'))
+		self.assertEqual(status, 1, out)
+		with open(os.path.join(self.env['OUT'], '7.3', 'results', 'x86_64', 'smp1.patched.json')) as f:
+			self.assertTrue(json.load(f)['timed_out'])
+		self.assertTrue(self.qemu_gone())
+
+
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
+class Arm64Helper(HarnessCase):
+	"""An arm64 kernel with the series whose helper's atomics are not those
+	the litmus tests model fails its line, however its boots went."""
+
+	def boot_test(self, disassembly):
+		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+
+		def prepare(tree):
+			os.makedirs(tree.path, exist_ok=True)
+			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+				f.write('tree\n')
+
+		def build(kernels, arch, flavour, variant):
+			d = kernels.image_dir(arch.name, flavour, variant)
+			os.makedirs(d, exist_ok=True)
+			open(kernels.image(arch.name, flavour, variant), 'w').close()
+			with open(os.path.join(d, 'helper.dis'), 'w') as f:
+				f.write(disassembly)
+
+		def boot(argv, log, timeout):
+			with open(os.path.join(LOGS, 'arm64-lse-patched.log')) as f, open(log, 'w') as g:
+				g.write(f.read())
+			return True
+		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Tree, 'at', lambda t, v: None), \
+		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
+		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
+		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
+		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
+		     mock.patch.object(harness, 'boot', boot):
+			return self.harness('boot-test', commands=True, KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-lse')
+
+	def test_the_modelled_atomics_pass(self):
+		with open(os.path.join(TOP, 'tests/litmus/samples/ktime_stamp_ns.arm64.objdump')) as f:
+			status, out = self.boot_test(f.read())
+		self.assertEqual(status, 0, out)
+
+	def test_other_atomics_fail_the_line(self):
+		with open(os.path.join(TOP, 'tests/litmus/samples/ktime_stamp_ns.arm64.objdump')) as f:
+			status, out = self.boot_test(f.read().replace('\tcasal\t', '\tcas\t'))
+		self.assertEqual(status, 1, out)
+		self.assertNotIn('passed', out)
+
+
+if __name__ == '__main__':
+	unittest.main(verbosity=1)
