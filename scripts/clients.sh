@@ -30,7 +30,7 @@ exec 9>"$dest.lock"
 flock 9
 # Staged already from the same inputs: nothing to do. (DEST.stamp, beside
 # DEST so that it stays out of the guest.)
-stamp=$(cat "$S/clients.sh" "$S/debs.sh" "$TOP/tests/clients/run.sh" \
+stamp=$(cat "$S/clients.sh" "$S/stage_libs.sh" "$S/debs.sh" "$TOP/tests/clients/run.sh" \
 	"$TOP/tests/clients/keepalived.conf" <(echo "$suite") | sha256sum | cut -c1-16)
 if [ "$(cat "$dest.stamp" 2>/dev/null)" = "$stamp" ] &&
 	[ -x "$dest/usr/sbin/keepalived" ] && [ -x "$dest/usr/bin/extrace" ]; then
@@ -42,74 +42,8 @@ work=$(mktemp -d "$dest.work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 stage=$work/stage
 
-declare -A unpacked=() # package name -> its unpacked tree
-declare -A deb_of=()   # package name -> its .deb in the cache
-declare -A lib=()      # soname -> the file staged for it
-
-# fetch PKG...: download the packages and unpack each into its own tree.
-fetch() {
-	local out deb name
-	out=$("$S/debs.sh" "$suite" "$@") || exit 1
-	while read -r deb; do
-		name=$(dpkg-deb -f "$deb" Package)
-		mkdir -p "$work/pkg/$name"
-		dpkg-deb -x "$deb" "$work/pkg/$name"
-		unpacked[$name]=$work/pkg/$name
-		deb_of[$name]=$deb
-	done <<<"$out"
-}
-
-# deps PKG ERE: the packages PKG depends on (the first of each
-# alternative) whose names match ERE and that are not unpacked yet.
-deps() {
-	dpkg-deb -f "${deb_of[$1]}" Pre-Depends Depends |
-		sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
-		sed -E 's/\|.*//; s/\(.*\)//; s/:[a-z0-9]+//; s/[[:space:]]//g' |
-		{ grep -E "$2" || true; } | while read -r p; do
-			[ -n "${unpacked[$p]:-}" ] || echo "$p"
-		done
-}
-
-# find_so SONAME: "package path" of the first unpacked library of that
-# name in the multiarch and plain library directories.
-find_so() {
-	local p d f
-	for p in "${!unpacked[@]}"; do
-		for d in "lib/$triplet" "usr/lib/$triplet" lib usr/lib lib64; do
-			f=${unpacked[$p]}/$d/$1
-			if [ -e "$f" ]; then
-				echo "$p $f"
-				return
-			fi
-		done
-	done
-}
-
-# resolve FILE PKG: stage the libraries FILE (from package PKG) needs,
-# and theirs.
-resolve() {
-	local file=$1 pkg=$2 so hit owner path ere more
-	for so in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
-		[ -z "${lib[$so]:-}" ] || continue
-		hit=$(find_so "$so")
-		# Not unpacked yet: look in what the package depends on, its lib*
-		# packages first (zlib1g is one that is not named lib*).
-		for ere in '^lib' '.'; do
-			[ -z "$hit" ] || break
-			more=$(deps "$pkg" "$ere")
-			# shellcheck disable=SC2086 # package names, one a word
-			[ -z "$more" ] || fetch $more
-			hit=$(find_so "$so")
-		done
-		[ -n "$hit" ] ||
-			die "$so, needed by ${file#"$work/pkg/"}, is in none of: ${!unpacked[*]}"
-		owner=${hit%% *} path=${hit#* }
-		lib[$so]=$path
-		install -D -m 0755 "$(realpath "$path")" "$stage/usr/lib/$triplet/$so"
-		echo "  $so  ($owner)"
-		resolve "$path" "$owner"
-	done
-}
+# shellcheck source=stage_libs.sh
+. "$S/stage_libs.sh"
 
 fetch "${clients[@]%%:*}"
 

@@ -14,7 +14,7 @@
 # Nothing is installed or run here: debs.sh downloads the packages, dpkg-deb
 # -x unpacks them. The libraries are the closure of the ELF NEEDED entries,
 # a soname no unpacked package has looked for in what the package needing it
-# depends on (as clients.sh). DEST is replaced whole once all is staged; a
+# depends on (stage_libs.sh). DEST is replaced whole once all is staged; a
 # rerun with the same inputs keeps it (DEST.stamp).
 # shellcheck source=packaging.sh
 . "$(dirname "$0")/packaging.sh"
@@ -34,7 +34,7 @@ tools=(bash:bin/bash:bin/bash iproute2:bin/ip:sbin/ip coreutils:usr/bin/timeout:
 mkdir -p "$(dirname "$dest")"
 exec 9>"$dest.lock"
 flock 9
-stamp=$(cat "$S/kselftest_tools.sh" "$S/debs.sh" <(echo "$suite $arch") | sha256sum | cut -c1-16)
+stamp=$(cat "$S/kselftest_tools.sh" "$S/stage_libs.sh" "$S/debs.sh" <(echo "$suite $arch") | sha256sum | cut -c1-16)
 if [ "$(cat "$dest.stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$dest/sbin/ip" ]; then
 	echo "$dest is up to date"
 	exit 0
@@ -44,63 +44,8 @@ work=$(mktemp -d "$dest.work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 stage=$work/stage
 
-declare -A unpacked=() deb_of=() lib=()
-
-fetch() {
-	local out deb name
-	out=$(DEBS_ARCH=$arch "$S/debs.sh" "$suite" "$@") || exit 1
-	while read -r deb; do
-		name=$(dpkg-deb -f "$deb" Package)
-		mkdir -p "$work/pkg/$name"
-		dpkg-deb -x "$deb" "$work/pkg/$name"
-		unpacked[$name]=$work/pkg/$name
-		deb_of[$name]=$deb
-	done <<<"$out"
-}
-
-deps() {
-	dpkg-deb -f "${deb_of[$1]}" Pre-Depends Depends |
-		sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
-		sed -E 's/\|.*//; s/\(.*\)//; s/:[a-z0-9]+//; s/[[:space:]]//g' |
-		{ grep -E "$2" || true; } | while read -r p; do
-			[ -n "${unpacked[$p]:-}" ] || echo "$p"
-		done
-}
-
-find_so() {
-	local p d f
-	for p in "${!unpacked[@]}"; do
-		for d in "lib/$triplet" "usr/lib/$triplet" lib usr/lib lib64; do
-			f=${unpacked[$p]}/$d/$1
-			if [ -e "$f" ]; then
-				echo "$p $f"
-				return
-			fi
-		done
-	done
-}
-
-resolve() {
-	local file=$1 pkg=$2 so hit owner path ere more
-	for so in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
-		[ -z "${lib[$so]:-}" ] || continue
-		hit=$(find_so "$so")
-		for ere in '^lib' '.'; do
-			[ -z "$hit" ] || break
-			more=$(deps "$pkg" "$ere")
-			# shellcheck disable=SC2086 # package names, one a word
-			[ -z "$more" ] || fetch $more
-			hit=$(find_so "$so")
-		done
-		[ -n "$hit" ] ||
-			die "$so, needed by ${file#"$work/pkg/"}, is in none of: ${!unpacked[*]}"
-		owner=${hit%% *} path=${hit#* }
-		lib[$so]=$path
-		install -D -m 0755 "$(realpath "$path")" "$stage/usr/lib/$triplet/$so"
-		echo "  $so  ($owner)"
-		resolve "$path" "$owner"
-	done
-}
+# shellcheck source=stage_libs.sh
+. "$S/stage_libs.sh"
 
 pkgs=()
 for t in "${tools[@]}"; do
