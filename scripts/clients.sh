@@ -48,19 +48,7 @@ stage=$work/stage
 fetch "${clients[@]%%:*}"
 
 for c in "${clients[@]}"; do
-	pkg=${c%%:*} bin=${c#*:}
-	file=${unpacked[$pkg]}/$bin
-	[ -f "$file" ] || die "package $pkg has no /$bin"
-	install -D -m 0755 "$file" "$stage/$bin"
-	echo "/$bin ($pkg $(dpkg-deb -f "${deb_of[$pkg]}" Version))"
-	resolve "$file" "$pkg"
-	# The loader: the interpreter named in the program, staged with the
-	# libraries (libc needs it) and linked from where the program looks.
-	ld=$(readelf -l "$file" | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p')
-	so=$(basename "$ld")
-	[[ -n $ld && -n ${lib[$so]:-} ]] || die "/$bin: its loader '$ld' is not among its libraries"
-	mkdir -p "$stage$(dirname "$ld")"
-	ln -sfn "$(realpath -m --relative-to="$stage$(dirname "$ld")" "$stage/usr/lib/$triplet/$so")" "$stage$ld"
+	stage_program "${c%%:*}" "${c#*:}" "${c#*:}"
 done
 
 install -D -m 0755 "$TOP/tests/clients/run.sh" "$stage/clients/run.sh"

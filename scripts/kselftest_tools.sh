@@ -55,16 +55,7 @@ fetch "${pkgs[@]}"
 
 for t in "${tools[@]}"; do
 	IFS=: read -r pkg bin to <<<"$t"
-	file=${unpacked[$pkg]}/$bin
-	[ -f "$file" ] || die "package $pkg has no /$bin"
-	install -D -m 0755 "$file" "$stage/$to"
-	echo "/$to ($pkg $(dpkg-deb -f "${deb_of[$pkg]}" Version), $arch)"
-	resolve "$file" "$pkg"
-	ld=$(readelf -l "$file" | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p')
-	so=$(basename "$ld")
-	[[ -n $ld && -n ${lib[$so]:-} ]] || die "/$bin: its loader '$ld' is not among its libraries"
-	mkdir -p "$stage$(dirname "$ld")"
-	ln -sfn "$(realpath -m --relative-to="$stage$(dirname "$ld")" "$stage/usr/lib/$triplet/$so")" "$stage$ld"
+	stage_program "$pkg" "$bin" "$to"
 done
 
 rm -rf "$dest"

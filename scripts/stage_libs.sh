@@ -75,3 +75,21 @@ resolve() {
 		resolve "$path" "$owner"
 	done
 }
+
+# stage_program PKG BIN TO: stage /BIN of the unpacked package PKG as TO,
+# with its libraries and its loader (the interpreter named in the program,
+# staged with the libraries, libc needs it, and linked from where the
+# program looks).
+stage_program() {
+	local pkg=$1 bin=$2 to=$3 file ld so
+	file=${unpacked[$pkg]}/$bin
+	[ -f "$file" ] || die "package $pkg has no /$bin"
+	install -D -m 0755 "$file" "$stage/$to"
+	echo "/$to ($pkg $(dpkg-deb -f "${deb_of[$pkg]}" Version), ${DEBS_ARCH:-amd64})"
+	resolve "$file" "$pkg"
+	ld=$(readelf -l "$file" | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p')
+	so=$(basename "$ld")
+	[[ -n $ld && -n ${lib[$so]:-} ]] || die "/$bin: its loader '$ld' is not among its libraries"
+	mkdir -p "$stage$(dirname "$ld")"
+	ln -sfn "$(realpath -m --relative-to="$stage$(dirname "$ld")" "$stage/usr/lib/$triplet/$so")" "$stage$ld"
+}
