@@ -22,7 +22,7 @@ from harness_config import (Boot, Line, Options, load_arch, load_lines, load_run
 			    select_lines)
 from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
 			    kmake_argv, source_argv)
-from harness_qemu import TCG, boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
+from harness_guest import TCG, boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, describe,  # noqa: E402

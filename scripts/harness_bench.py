@@ -35,7 +35,7 @@ import bench_report
 from bench_report import DESIGNS
 from harness_config import load_arch
 from harness_kernel import Kernels, Tree
-from harness_qemu import KVM, TCG, boot, build_initramfs, qemu_argv
+from harness_guest import KVM, TCG, boot, build_initramfs, qemu_argv
 import harness_results
 from harness_util import TOP, HarnessError, describe, file_text, note, run, stage
 

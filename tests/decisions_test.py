@@ -28,7 +28,7 @@ import harness  # noqa: E402
 import harness_config  # noqa: E402
 import harness_diffs  # noqa: E402
 import harness_kernel  # noqa: E402
-import harness_qemu  # noqa: E402
+import harness_guest  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
 from harness_test import KUNIT_TOOL, LOGS, HarnessCase, patch_with, temp_dir  # noqa: E402
@@ -656,7 +656,7 @@ class HungBoot(HarnessCase):
 	def test_qemu_is_killed_at_the_timeout(self):
 		log = os.path.join(self.tmp, 'boot.log')
 		with quiet():
-			ended = self.guarded(lambda: harness_qemu.boot([self.qemu, log], log, 1))
+			ended = self.guarded(lambda: harness_guest.boot([self.qemu, log], log, 1))
 		self.assertFalse(ended)
 		self.assertTrue(self.qemu_gone())
 
@@ -672,7 +672,7 @@ class HungBoot(HarnessCase):
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
 		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
 		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
-		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
+		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness, 'qemu_argv', lambda arch, image, initrd, log, *a, **k: [self.qemu, log]):
 			status, out = self.guarded(lambda: self.harness('boot-test', commands=True, KERNEL='7.3',
 									CONFIGS='smp1', BOOT_TIMEOUT='1'))
@@ -714,7 +714,7 @@ class Arm64Helper(HarnessCase):
 		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
 		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
-		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
+		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness, 'boot', boot):
 			return self.harness('boot-test', commands=True, KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-lse')
 

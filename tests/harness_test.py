@@ -31,7 +31,7 @@ sys.dont_write_bytecode = True
 import harness  # noqa: E402
 import harness_config  # noqa: E402
 import harness_kernel  # noqa: E402
-import harness_qemu  # noqa: E402
+import harness_guest  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import HarnessError  # noqa: E402
@@ -311,7 +311,7 @@ class Runs(unittest.TestCase):
 	def test_the_checks_the_selftest_reports(self):
 		"""SELFTEST_CHECKS: every name the selftest gives a result
 		(results_test holds them to a real boot)."""
-		source = harness_util.file_text(os.path.join(TOP, harness_qemu.SELFTEST, 'cn_proc_test.c'))
+		source = harness_util.file_text(os.path.join(TOP, harness_guest.SELFTEST, 'cn_proc_test.c'))
 		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"', source)
 		self.assertTrue(names)
 		for name in names:
@@ -350,21 +350,21 @@ class Qemu(unittest.TestCase):
 	def test_the_command_line_of_a_boot(self):
 		arch = harness_config.load_arch('x86_64')
 		self.assertEqual(
-			harness_qemu.qemu_argv(arch, 'bzImage', 'initrd', 'log', 2, ['clocksource=jiffies']),
+			harness_guest.qemu_argv(arch, 'bzImage', 'initrd', 'log', 2, ['clocksource=jiffies']),
 			['qemu-system-x86_64', '-machine', 'pc', '-m', '512', '-accel', 'tcg,thread=multi',
 			 '-smp', '2', '-kernel', 'bzImage', '-initrd', 'initrd',
 			 '-append', 'console=ttyS0 panic=-1 kunit.filter_glob=time_test_cases.ktime_stamp_ns_* clocksource=jiffies',
 			 '-display', 'none', '-monitor', 'none', '-serial', 'file:log', '-no-reboot'])
 
 	def test_kvm_has_the_hosts_cpu(self):
-		argv = harness_qemu.qemu_argv(harness_config.load_arch('x86_64'), 'i', 'r', 'l', 1, [], harness_qemu.KVM)
+		argv = harness_guest.qemu_argv(harness_config.load_arch('x86_64'), 'i', 'r', 'l', 1, [], harness_guest.KVM)
 		self.assertIn('-accel kvm -cpu host -smp 1', ' '.join(argv))
 
 	def test_a_cpu_model_runs_in_software_emulation(self):
-		argv = harness_qemu.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [],
-					      harness_qemu.KVM, 'cortex-a57')
+		argv = harness_guest.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [],
+					       harness_guest.KVM, 'cortex-a57')
 		self.assertIn('-accel tcg,thread=multi -cpu cortex-a57 -smp 2', ' '.join(argv))
-		argv = harness_qemu.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [])
+		argv = harness_guest.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [])
 		self.assertIn('-machine virt -m 512 -accel tcg,thread=multi -cpu max,pauth-impdef=on', ' '.join(argv))
 		self.assertIn('console=ttyAMA0', ' '.join(argv))
 
@@ -505,7 +505,7 @@ class Orchestration(HarnessCase):
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
 		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o, k: 'initrd'), \
-		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_qemu.TCG), \
+		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness, 'boot', boot), contextlib.ExitStack() as stack:
 			if command[0] == 'boot-test':	# boot's test decides what the cache has
 				stack.enter_context(mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False))
