@@ -18,11 +18,11 @@ import time
 from typing import Dict, List, Tuple
 
 sys.dont_write_bytecode = True
-from harness_config import (Boot, Line, Options, load_arch, load_lines, load_runs, select_boots,  # noqa: E402
-			    select_lines)
+from harness_config import (DEFAULT_ARCH, Boot, Line, Options, load_arch, load_lines, load_runs,  # noqa: E402
+			    select_boots, select_lines)
 from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
 			    kmake_argv, source_argv)
-from harness_guest import TCG, boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
+from harness_guest import TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, describe,  # noqa: E402
@@ -94,14 +94,6 @@ class Harness:
 		print(f'{what}: passed for {" ".join(l.name for l in self.lines)}', flush=True)
 		return 0
 
-	def accel_for(self, arch, image: str, initrd: str, logs: str) -> str:
-		"""The accelerator of an architecture, chosen once a process."""
-		if arch.name not in self.accel:
-			with stage(f'accelerator for {arch.name}'):
-				self.accel[arch.name] = choose_accel(arch, image, initrd, logs)
-			note(f'accelerator: {self.accel[arch.name]}')
-		return self.accel[arch.name]
-
 	def boot_argv(self, tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str) -> Tuple[List[str], str]:
 		"""QEMU's command line of boot B, and its serial log."""
 		arch = load_arch(b.run.arch)
@@ -145,12 +137,11 @@ class Harness:
 		judged = {a: [] for a in archs}
 		for b in boots:
 			arch = load_arch(b.run.arch)
-			accel = self.accel_for(arch, kernels.image(*b.kernel), initrd[arch.name], tree.logs)
+			accel = accelerator(arch, kernels.image(*b.kernel), initrd[arch.name], tree.logs, self.accel)
 			argv, log = self.boot_argv(tree, kernels, b, initrd[arch.name], accel)
 			with stage(f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
 				   f'{", " + " ".join(b.run.kernel_cmdline()) if b.run.kernel_cmdline() else ""})'):
-				ended = boot(argv, log, self.opts.boot_timeout)
-			res = harness_results.parse_log(log, not ended)
+				res = boot_and_parse(argv, log, self.opts.boot_timeout)
 			os.makedirs(os.path.join(results, arch.name), exist_ok=True)
 			why = harness_results.verdict(res, b)
 			harness_results.save({**res, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
@@ -374,7 +365,7 @@ class Harness:
 		for line in self.all_lines:
 			d = os.path.join(self.opts.out, line.name, 'results')
 			# The default architecture's table first.
-			for f in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda f: (f != 'x86_64.md', f)):
+			for f in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda f: (f != DEFAULT_ARCH + '.md', f)):
 				t = os.path.join(d, f)
 				# Not an older run's.
 				if f.endswith('.md') and os.path.isfile(commit) and os.path.getmtime(t) >= os.path.getmtime(commit):
@@ -422,7 +413,7 @@ class Harness:
 
 	def bench(self) -> int:
 		import harness_bench
-		return harness_bench.bench(self)
+		return harness_bench.bench(self.opts, self.lines, self.newest_source, self.use_kunit_parser)
 
 
 

@@ -28,30 +28,33 @@ something did not run or a kernel reported a problem, never on a figure.
 
 import os
 import shutil
-from typing import List
+from typing import Callable, Dict, List, Optional, Sequence
 
 import bench_native
 import bench_report
 from bench_report import DESIGNS
-from harness_config import load_arch
+from harness_config import DEFAULT_ARCH, Line, Options, load_arch
 from harness_kernel import Kernels, Tree
-from harness_guest import KVM, TCG, boot, build_initramfs, qemu_argv
+from harness_guest import KVM, TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv
 import harness_results
+from harness_results import Why
 from harness_util import TOP, HarnessError, describe, file_text, note, run, stage
 
 NATIVE_ROUNDS = 31
-# What make bench boots: the architecture with the TSC its figures rest on.
-ARCH = 'x86_64'
+# What make bench boots: the default architecture, x86_64, whose TSC its
+# figures rest on.
+ARCH = DEFAULT_ARCH
 STORM_STATES = ['-l', 'all', '-l', 'exits', '-l', 'overrun']
+# The part of init whose results say what a design keeps.
+SELFTEST = 'cn_proc-selftest'
 
 
-def check_options(h) -> None:
+def check_options(opts: Options, lines: Sequence[Line]) -> None:
 	"""bench takes no --configs or --arch (it boots runs of its own, on
 	ARCH for its TSC): one line."""
-	opts = h.opts
-	if len(h.lines) != 1:
+	if len(lines) != 1:
 		raise HarnessError(f'--kernel {opts.kernel}: make bench measures one line, not '
-				   + ' '.join(l.name for l in h.lines))
+				   + ' '.join(l.name for l in lines))
 
 
 def native(out: str) -> List[str]:
@@ -79,10 +82,23 @@ def modes(accel: str):
 	return [('icount', 'tcg,thread=single', ['-icount', 'shift=3,sleep=off']), ('mttcg', TCG, [])]
 
 
-def bench(h) -> int:
-	check_options(h)
-	opts = h.opts
-	line = h.lines[0]
+def problems(res: dict, part: Optional[str]) -> List[Why]:
+	"""Why a boot of make bench does not count, whatever its figures: what
+	fails any boot (it hung, its kernel reported a problem), and PART, if
+	the boot's figures come from one, not finished."""
+	why = harness_results.boot_problems(res)
+	if part and (part not in res['parts'] or res['parts'][part]['exit'] is None):
+		why.append(Why('part_unfinished', part, f'{part} did not finish'))
+	return why
+
+
+def bench(opts: Options, lines: Sequence[Line], newest_source: Callable[[], str],
+	  use_kunit_parser: Callable[[], None]) -> int:
+	"""make bench on the one line of LINES; NEWEST_SOURCE gives the source
+	the guest's kselftest is built from, USE_KUNIT_PARSER readies the
+	parser of the boots' KTAP (both fetch what is not in the cache)."""
+	check_options(opts, lines)
+	line = lines[0]
 	arch = load_arch(ARCH)
 	out = os.path.join(opts.out, 'bench')
 	shutil.rmtree(out, ignore_errors=True)
@@ -90,38 +106,37 @@ def bench(h) -> int:
 	with stage('native: stamp_native on this machine\'s cores'):
 		native_lines = native(out)
 	with stage('kunit_parser'):
-		h.use_kunit_parser()
+		use_kunit_parser()
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
 	with stage(f'{line.name}: tree'):
 		tree.prepare()
 	kernels.ensure((ARCH, 'default', d) for d, _, _ in DESIGNS)
 	with stage(f'{line.name}: initramfs {ARCH}'):
-		initrd = build_initramfs(tree, arch, opts, h.newest_source())
-	accel = h.accel_for(arch, kernels.image(ARCH, 'default', 'patched'), initrd, tree.logs)
+		initrd = build_initramfs(tree, arch, opts, newest_source())
+	chosen: Dict[str, str] = {}
+	accel = accelerator(arch, kernels.image(ARCH, 'default', 'patched'), initrd, tree.logs, chosen)
 	cpus = opts.bench_cpus
 
-	def boot_design(design, name, args, acc=accel, extra=()):
+	def boot_design(design, name, args, acc=accel, extra=(), part=None):
+		"""Boot DESIGN's kernel, judged by problems(): its log's lines
+		and results."""
 		log = os.path.join(out, name + '.log')
 		argv = qemu_argv(arch, kernels.image(ARCH, 'default', design), initrd, log, cpus, args, acc,
 				 extra=extra)
 		with stage(f'{line.name}: bench boot {name}'):
-			if not boot(argv, log, opts.boot_timeout):
-				raise HarnessError(f'{log}: the boot hung')
-		lines = open(log, errors='replace').readlines()
-		res = harness_results.parse(lines)
-		if res['problems']:
-			raise HarnessError(f'{log}: kernel report: {res["problems"][0]["what"]}')
-		return lines, res
+			res = boot_and_parse(argv, log, opts.boot_timeout)
+		why = problems(res, part)
+		if why:
+			raise HarnessError(f'{log}: {why[0]}')
+		return file_text(log).splitlines(keepends=True), res
 
 	keeps = {}
 	for design, _, _ in DESIGNS:
 		for clock in (None, 'jiffies'):
 			args = [f'clocksource={clock}'] if clock else []
-			lines, res = boot_design(design, f'keeps-{design}-{clock or "default"}', args)
-			if 'cn_proc-selftest' not in res['parts'] or res['parts']['cn_proc-selftest']['exit'] is None:
-				raise HarnessError(f'{design}: the selftest did not finish')
-			keeps[design, clock] = (res, bench_report.causal(lines))
+			log_lines, res = boot_design(design, f'keeps-{design}-{clock or "default"}', args, part=SELFTEST)
+			keeps[design, clock] = (res, bench_report.causal(log_lines))
 	report = [f'## make bench: Linux {line.name} ({tree.id}), {cpus} vCPUs', '']
 	report += ['### Native, on this machine\'s cores (tests/bench/stamp_native.c)', '']
 	report += bench_native_report(native_lines)
@@ -134,9 +149,9 @@ def bench(h) -> int:
 			order = order[r % len(order):] + order[:r % len(order)]
 			results = {}
 			for design in order:
-				lines, _ = boot_design(design, f'storm-{name}-{r + 1}-{design}',
-						       ['cnproc_run=storm', f'cnproc_args="{" ".join(storm_args)}"'], acc, extra)
-				results[design] = bench_report.storm_results(lines, f'storm-{name}-{r + 1}-{design}')
+				log_lines, _ = boot_design(design, f'storm-{name}-{r + 1}-{design}',
+							   ['cnproc_run=storm', f'cnproc_args="{" ".join(storm_args)}"'], acc, extra)
+				results[design] = bench_report.storm_results(log_lines, f'storm-{name}-{r + 1}-{design}')
 			rounds.append(results)
 		report += bench_report.storm_table(name, ' '.join([acc, *extra]), rounds,
 						   bench_report.effects(native_lines, name))

@@ -21,11 +21,12 @@ proc_filter listens until interrupted.
 import os
 import shutil
 import subprocess
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from harness_config import Arch, Options
 from harness_kernel import Tree, kmake_argv
-from harness_util import SCRIPTS, TOP, HarnessError, file_text, note, output, run
+import harness_results
+from harness_util import SCRIPTS, TOP, HarnessError, file_text, note, output, run, stage
 
 KSELFTEST = 'tools/testing/selftests'
 SELFTEST = KSELFTEST + '/connector'
@@ -167,6 +168,25 @@ def boot(argv: Sequence[str], log: str, timeout: int) -> bool:
 	except subprocess.TimeoutExpired:
 		return False
 	return True
+
+
+def boot_and_parse(argv: Sequence[str], log: str, timeout: int) -> dict:
+	"""One boot and what its serial log says (harness_results.parse_log()),
+	timed out if it hung: how make boot-test, boot and bench all boot a
+	kernel, so that a hung boot or a kernel report is seen the same way."""
+	ended = boot(argv, log, timeout)
+	return harness_results.parse_log(log, not ended)
+
+
+def accelerator(arch: Arch, image: str, initrd: str, logs: str, chosen: Dict[str, str]) -> str:
+	"""The accelerator of ARCH, chosen once a process (CHOSEN holds the
+	choices made): one probe boot, and every boot of ARCH the command runs
+	on the same accelerator."""
+	if arch.name not in chosen:
+		with stage(f'accelerator for {arch.name}'):
+			chosen[arch.name] = choose_accel(arch, image, initrd, logs)
+		note(f'accelerator: {chosen[arch.name]}')
+	return chosen[arch.name]
 
 
 def choose_accel(arch: Arch, image: str, initrd: str, logs: str) -> str:

@@ -213,13 +213,20 @@ KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 
 	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail')
 
 
-def problems(res: dict, boot: Boot) -> List[Why]:
-	"""What makes a boot fail whatever its expectation."""
-	run = boot.run
+def boot_problems(res: dict) -> List[Why]:
+	"""What fails any boot, make bench's too: it hung, or its kernel
+	reported a problem."""
 	why = []
 	if res.get('timed_out'):
 		why.append(Why('timed_out', '', 'boot timed out'))
 	why += [Why('kernel_report', p['what'], 'kernel: ' + p['what']) for p in res['problems']]
+	return why
+
+
+def problems(res: dict, boot: Boot) -> List[Why]:
+	"""What makes a boot of a run fail whatever its expectation."""
+	run = boot.run
+	why = boot_problems(res)
 	why += [Why('init_error', e, 'init: ' + e) for e in res['init_errors']]
 	why += [Why('kunit_error', e, 'KUnit: ' + e) for e in res['kunit_errors']]
 	if boot.variant != 'base' and not any(k.startswith('kunit:') for k in res['checks']):

@@ -672,7 +672,7 @@ class HungBoot(HarnessCase):
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
 		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
 		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
-		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_guest.TCG), \
+		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness, 'qemu_argv', lambda arch, image, initrd, log, *a, **k: [self.qemu, log]):
 			status, out = self.guarded(lambda: self.harness('boot-test', commands=True, KERNEL='7.3',
 									CONFIGS='smp1', BOOT_TIMEOUT='1'))
@@ -714,8 +714,8 @@ class Arm64Helper(HarnessCase):
 		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
 		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
-		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_guest.TCG), \
-		     mock.patch.object(harness, 'boot', boot):
+		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
+		     mock.patch.object(harness_guest, 'boot', boot):
 			return self.harness('boot-test', commands=True, KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-lse')
 
 	def test_the_modelled_atomics_pass(self):

@@ -505,8 +505,8 @@ class Orchestration(HarnessCase):
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
 		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o, k: 'initrd'), \
-		     mock.patch.object(harness, 'choose_accel', lambda *a: harness_guest.TCG), \
-		     mock.patch.object(harness, 'boot', boot), contextlib.ExitStack() as stack:
+		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
+		     mock.patch.object(harness_guest, 'boot', boot), contextlib.ExitStack() as stack:
 			if command[0] == 'boot-test':	# boot's test decides what the cache has
 				stack.enter_context(mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False))
 			if command[0] == 'boot-test':
