@@ -4,7 +4,8 @@
 the log's (results_test.py has those): make check's steps, kunit.py's
 result, the static checks, the per-file diffs, the kconfig check, the
 cache keys, the default line and a hung boot. Each runs the decision's
-own code on inputs made here, with the commands it would run replaced;
+own code on inputs made here, with the commands it would run replaced
+(make bench's boots too);
 make mutation (tests/harness-mutants.toml) shows that each fails when its
 decision is broken.
 """
@@ -25,12 +26,15 @@ sys.path.insert(0, os.path.join(TOP, 'scripts'))
 sys.dont_write_bytecode = True
 
 import harness  # noqa: E402
+import harness_bench  # noqa: E402
+import harness_results  # noqa: E402
 import harness_config  # noqa: E402
 import harness_diffs  # noqa: E402
 import harness_kernel  # noqa: E402
 import harness_guest  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
+from bench_report_test import rates, storm_log  # noqa: E402
 from harness_test import KUNIT_TOOL, LOGS, HarnessCase, patch_with, temp_dir  # noqa: E402
 from harness_util import HarnessError  # noqa: E402
 
@@ -728,6 +732,77 @@ class Arm64Helper(HarnessCase):
 			status, out = self.boot_test(f.read().replace('\tcasal\t', '\tcas\t'))
 		self.assertEqual(status, 1, out)
 		self.assertNotIn('passed', out)
+
+
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
+class Bench(HarnessCase):
+	"""make bench fails when a boot did not run what its figures need (it
+	hung, its kernel reported a problem, the selftest did not finish),
+	never on a figure; its boots are booted and read as boot-test's."""
+
+	def parsed(self, name, timed_out=False):
+		harness_results.use_kunit_parser(KUNIT_TOOL)
+		return harness_results.parse_log(os.path.join(LOGS, name), timed_out)
+
+	def kinds(self, res, part=harness_bench.SELFTEST):
+		return [(w.kind, w.about) for w in harness_bench.problems(res, part)]
+
+	def test_what_fails_a_bench_boot(self):
+		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log')), [])
+		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log', timed_out=True)), [('timed_out', '')])
+		self.assertEqual([k for k, _ in self.kinds(self.parsed('warning.log'))], ['kernel_report'])
+		self.assertEqual(self.kinds(self.parsed('selftest-unfinished.log')), [('part_unfinished', 'cn_proc-selftest')])
+		# A storm boot's figures are not the selftest's.
+		self.assertEqual(self.kinds(self.parsed('selftest-unfinished.log'), None), [])
+
+	def bench(self, keeps_log, ended=True):
+		"""make bench with one round a mode on a mocked tree, the boots
+		of what each design keeps writing tests/logs/KEEPS_LOG, the storm
+		boots a storm that ran; ENDED: whether boots end by themselves.
+		(exit status, output); the timeouts boots got in self.timeouts."""
+		self.timeouts = []
+		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+
+		def prepare(tree):
+			os.makedirs(tree.path, exist_ok=True)
+			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+				f.write('tree\n')
+
+		def boot(argv, log, timeout):
+			self.timeouts.append(timeout)
+			with open(log, 'w') as f:
+				if os.path.basename(log).startswith('keeps-'):
+					f.write(harness_util.file_text(os.path.join(LOGS, keeps_log)))
+				else:
+					f.writelines(storm_log(rates(1)))
+			return ended
+		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
+		     mock.patch.object(harness_bench, 'native', lambda out: []), \
+		     mock.patch.object(harness_bench, 'bench_native_report', lambda lines: []), \
+		     mock.patch.object(harness_bench, 'build_initramfs', lambda *a: 'initrd'), \
+		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
+		     mock.patch.object(harness_guest, 'boot', boot):
+			return self.harness('bench', True, BENCH_PAIRS='1', BOOT_TIMEOUT='7')
+
+	def report(self):
+		return os.path.join(self.env['OUT'], 'bench', 'report.md')
+
+	def test_a_bench_whose_boots_ran_reports(self):
+		status, out = self.bench('x86_64-smp2-patched.log')
+		self.assertEqual(status, 0, out)
+		# Each design on two clocksources, then each design in two modes.
+		self.assertEqual(self.timeouts, [7] * 16)
+		self.assertIn('0 of 3586 processes; 0 of 32', harness_util.file_text(self.report()))
+
+	def test_a_boot_that_does_not_count_fails_bench(self):
+		for log, ended in (('x86_64-smp2-patched.log', False), ('warning.log', True),
+				   ('selftest-unfinished.log', True)):
+			with self.subTest(log=log, ended=ended):
+				status, out = self.bench(log, ended)
+				self.assertEqual(status, 1, out)
+				self.assertFalse(os.path.exists(self.report()))
 
 
 if __name__ == '__main__':
