@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The guest: the test initramfs of a line and architecture, and the QEMU
-command line that boots a kernel with it.
+"""The guest: the test initramfs of a line and architecture, the QEMU
+command line that boots a kernel with it, its accelerator, and the boot
+itself (boot_and_parse(): every command boots a kernel and reads its log
+with it).
 
 The initramfs holds Debian's busybox-static of the guest's architecture,
 tests/init and its console_drain, the kselftest install of the selftest
