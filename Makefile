@@ -20,6 +20,7 @@
 #                       (not part of check)
 #   make static-checks, unit-tests, file-diffs, check-file-diffs
 #   make results        RESULTS, from the last run's tables
+#   NO_CACHE=1 with any: use nothing of the cache, make it all again
 #   make setup          install the Debian packages the harness needs
 #   make clean          remove $(OUT)
 
@@ -35,9 +36,9 @@ FLAGS = $(call flag,KERNEL,kernel) $(call flag,KSRC,ksrc) $(call flag,CONFIGS,co
 	$(call flag,BOOT_TIMEOUT,boot-timeout) $(call flag,DEBS_MIRROR,debs-mirror) \
 	$(call flag,CLIENTS_SUITE,clients-suite) $(call flag,BENCH_PAIRS,bench-pairs) \
 	$(call flag,BENCH_CPUS,bench-cpus) $(call flag,STORM_ARGS,storm-args) \
-	$(if $(DRY_RUN),--dry-run)
+	$(if $(DRY_RUN),--dry-run) $(if $(NO_CACHE),--no-cache)
 unexport ARCH KERNEL KSRC CONFIGS SELFTEST_ARGS OUT JOBS BOOT_TIMEOUT DEBS_MIRROR CLIENTS_SUITE \
-	BENCH_PAIRS BENCH_CPUS STORM_ARGS DRY_RUN
+	BENCH_PAIRS BENCH_CPUS STORM_ARGS DRY_RUN NO_CACHE
 MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 
 HARNESS = scripts/harness.py

@@ -21,11 +21,11 @@ sys.dont_write_bytecode = True
 from harness_config import (DEFAULT_ARCH, Boot, Line, Options, load_arch, load_lines, load_runs,  # noqa: E402
 			    select_boots, select_lines)
 from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
-			    kmake_argv, source_argv)
+			    kmake_argv, source_argv, source_deb_argv)
 from harness_guest import TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, describe,  # noqa: E402
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, describe,  # noqa: E402
 			  file_text, note, output, run, stage, stage_summary)
 
 
@@ -187,7 +187,9 @@ class Harness:
 			print(f'Linux {line.name}: {self.opts.ksrc or line.package + " (" + line.suite + ")"}, '
 			      f'copied to {tree.path}', flush=True)
 			if not self.opts.ksrc:
-				show(source_argv(line))
+				# The package, then (unless the cache has it) its tree.
+				show(source_deb_argv(line))
+				show(source_argv(f'{line.package}_VERSION_all.deb', os.path.join(cache_dir(), 'src', 'KEY')))
 			order = build_order(b.kernel for b in boots[line.name])
 			for arch, flavour in dict.fromkeys((a, f) for a, f, _ in order):
 				a, build = load_arch(arch), kernels.build_dir(arch, flavour)
@@ -293,8 +295,8 @@ class Harness:
 			tree.patched()
 		build = os.path.join(tree.lout, 'kunit')
 		kunit_py = os.path.join(tree.path, 'tools/testing/kunit/kunit.py')
-		key = cache_key(tree.id, tree.digest, file_text(os.path.join(tree.path, 'kernel/time/.kunitconfig')),
-				output(['gcc', '--version']).splitlines()[0], file_text(kunit_py))
+		argv = [kunit_py, 'run', '--kunitconfig=kernel/time', f'--build_dir={build}', f'--jobs={self.opts.jobs}']
+		key = kunit_id(tree, argv)
 		saved = os.path.join(tree.lout, 'kunit-result')
 		if cache_get('kunit', key, saved):
 			note(f'kunit.py run: from the cache ({key}); its kernel output read again by kunit.py parse')
@@ -302,8 +304,7 @@ class Harness:
 				res = run([kunit_py, 'parse', os.path.join(saved, 'test.log')], check=False, cwd=tree.path)
 		else:
 			with stage(f'{line.name}: kunit.py run --kunitconfig=kernel/time (UML)'):
-				res = run([kunit_py, 'run', '--kunitconfig=kernel/time', f'--build_dir={build}',
-					   f'--jobs={self.opts.jobs}'], check=False, cwd=tree.path)
+				res = run(argv, check=False, cwd=tree.path)
 			shutil.rmtree(saved, ignore_errors=True)
 			os.makedirs(saved)
 			if os.path.isfile(os.path.join(build, 'test.log')):
@@ -418,6 +419,13 @@ class Harness:
 
 
 
+def kunit_id(tree: Tree, argv: List[str]) -> str:
+	"""The key of a kunit.py run: the source, the series, the kunitconfig,
+	the compiler, kunit.py and its argv (but for the paths and --jobs)."""
+	return cache_key(tree.id, tree.digest, file_text(os.path.join(tree.path, 'kernel/time/.kunitconfig')),
+			 output(['gcc', '--version']).splitlines()[0], file_text(argv[0]), shlex.join(argv[1:3]))
+
+
 def shell_scripts() -> List[str]:
 	return [os.path.join(SCRIPTS, f) for f in sorted(os.listdir(SCRIPTS)) if f.endswith('.sh')] + \
 		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', '.ci/run')]
@@ -440,6 +448,8 @@ FLAGS = {
 	'bench_cpus': ('N', "the bench guests' CPUs"),
 	'storm_args': ('ARGS', "the storm's -w workers, -t seconds a round and -r rounds"),
 }
+NO_CACHE = ('use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, '
+	    'herd7 and guest program again, each replacing its entry')
 # Every command takes these; the others, those named.
 GENERAL = ('ksrc', 'out', 'jobs', 'debs_mirror', 'clients_suite')
 BOOTS = ('kernel', 'configs', 'arch', 'selftest_args', 'boot_timeout')
@@ -477,6 +487,8 @@ def every_option() -> str:
 									if f in flags)
 		out.append(f'  --{f.replace("_", "-")} {metavar}' + (f' (default: {default})' if default != '' else ''))
 		out.append(textwrap.fill(f'{what}; {cmds}', 78, initial_indent=' ' * 6, subsequent_indent=' ' * 6))
+	out.append('  --no-cache')
+	out.append(textwrap.fill(NO_CACHE + '; every command', 78, initial_indent=' ' * 6, subsequent_indent=' ' * 6))
 	out.append('  --dry-run')
 	out.append('      print every make and QEMU command, run none; '
 		   + ', '.join(c for c, (_, flags, _) in COMMANDS.items() if 'dry_run' in flags))
@@ -503,6 +515,7 @@ def parser() -> argparse.ArgumentParser:
 				default = f'the number of CPUs, {default}'
 			c.add_argument('--' + f.replace('_', '-'), metavar=metavar,
 				       help=what + (f' (default: {default})' if default not in ('', None) else ''))
+		c.add_argument('--no-cache', action='store_true', help=NO_CACHE)
 		if 'dry_run' in flags:
 			c.add_argument('--dry-run', action='store_true',
 				       help='print every make and QEMU command it would run, run none')
@@ -517,11 +530,14 @@ def main(argv: List[str]) -> int:
 	harness_util.STAGES.clear()
 	func, flags, _ = COMMANDS[args.command]
 	given = {f: getattr(args, f, None) for f in GENERAL + flags}
+	given['no_cache'] = args.no_cache
 	# check works on every line unless told otherwise.
 	if args.command == 'check' and not given['kernel'] and not given['ksrc']:
 		given['kernel'] = 'all'
 	try:
-		h = Harness(Options.parse(**given),
+		opts = Options.parse(**given)
+		harness_util.bypass_cache(opts.no_cache)
+		h = Harness(opts,
 			    (args.line, args.run, args.variant) if args.command == 'boot' else ('', '', ''))
 		return func(h)
 	except HarnessError as e:

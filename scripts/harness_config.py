@@ -215,6 +215,7 @@ class Options:
 	bench_cpus: int = 2
 	storm_args: Tuple[str, ...] = ('-w', '4', '-t', '3', '-r', '3')
 	dry_run: bool = False
+	no_cache: bool = False
 
 	@classmethod
 	def parse(cls, **given: Optional[str]) -> 'Options':
@@ -247,6 +248,7 @@ class Options:
 		if 'storm_args' in g:
 			o.storm_args = tuple(parse_getopt_numbers('--storm-args', g['storm_args'], STORM_OPTIONS))
 		o.dry_run = bool(g.get('dry_run', o.dry_run))
+		o.no_cache = bool(g.get('no_cache', o.no_cache))
 		return o
 
 

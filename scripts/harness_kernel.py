@@ -13,7 +13,6 @@ they are built from, so that another clone or a rerun boots them unbuilt.
 """
 
 import functools
-import inspect
 import os
 import re
 import shlex
@@ -21,8 +20,8 @@ import shutil
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch, series_patches  # noqa: F401
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text,
-			  note, output, run, stage)
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
+			  cache_path, cache_put, file_id, file_text, note, output, run, stage)
 
 # The series' helper, whose instructions a build keeps beside the image
 # (tests/litmus/ models arm64's), with those of the out-of-line atomics it
@@ -47,6 +46,11 @@ def series_digest(patches: Iterable[str]) -> str:
 		text = file_text(p)
 		parts += [os.path.basename(p), text[text.find('\n--- '):]]
 	return cache_key(*parts)
+
+
+# With --no-cache, the trees this process has copied afresh (with their
+# build directories gone): once each, however many commands use them.
+_made_afresh = set()
 
 
 class Tree:
@@ -102,8 +106,10 @@ class Tree:
 		src = self.pristine()
 		sid = self.source_id()
 		id_file = os.path.join(self.lout, 'tree.id')
-		if os.path.isdir(self.path) and os.path.isfile(id_file) and file_text(id_file).strip() == sid:
+		fresh = self.opts.no_cache and self.path not in _made_afresh
+		if not fresh and os.path.isdir(self.path) and os.path.isfile(id_file) and file_text(id_file).strip() == sid:
 			return
+		_made_afresh.add(self.path)
 		for d in (self.path, self.path + '.tmp', os.path.join(self.lout, 'build'),
 			  os.path.join(self.lout, 'kernels')):
 			shutil.rmtree(d, ignore_errors=True)
@@ -201,27 +207,49 @@ class Tree:
 			self.overlay(mutant_patch(variant, self.opts.out))
 
 
-def source_argv(line: Line) -> List[str]:
-	return [os.path.join(SCRIPTS, 'source.sh'), line.package, line.suite]
+def source_deb_argv(line: Line) -> List[str]:
+	return [os.path.join(SCRIPTS, 'debs.sh'), line.suite, line.package]
+
+
+def source_argv(deb: str, dest: str) -> List[str]:
+	return [os.path.join(SCRIPTS, 'source.sh'), deb, dest]
 
 
 def fetch_source(line: Line, opts: Options) -> str:
-	"""The line's pristine source in the cache (scripts/source.sh)."""
-	res = run(source_argv(line), capture='stdout', check=False, env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
-	if res.returncode:
+	"""The line's pristine source: its Debian package (scripts/debs.sh)
+	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
+	package's name and SHA256."""
+	res = run(source_deb_argv(line), capture='stdout', check=False,
+		  env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
+	if res.returncode or len(res.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
-	return res.stdout.strip().splitlines()[-1]
+	deb = res.stdout.split()[0]
+	key = cache_key(file_id(deb))
+	found = cache_path('src', key)
+	if found:
+		return found
+	tmp = cache_new('src', key)
+	try:
+		run(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}')
+	except BaseException:
+		shutil.rmtree(tmp, ignore_errors=True)
+		raise
+	return cache_adopt(tmp, 'src', key)
 
 
 def cached_source(line: Line) -> Optional[str]:
-	"""The newest version of the line's pristine source that scripts/source.sh
-	has unpacked into the cache (CACHE/src/PACKAGE_VERSION), by Debian's
-	version order; None if there is none. Nothing is fetched."""
+	"""The newest version of the line's pristine source in the cache (its
+	.unpacked says "PACKAGE VERSION"), by Debian's version order; None if
+	there is none. Nothing is fetched."""
 	base = os.path.join(cache_dir(), 'src')
 	found = {}
 	for d in os.listdir(base) if os.path.isdir(base) else []:
-		if d.startswith(line.package + '_') and os.path.isfile(os.path.join(base, d, '.unpacked')):
-			found[d[len(line.package) + 1:]] = os.path.join(base, d)
+		entry = os.path.join(base, d)
+		stamp = os.path.join(entry, '.unpacked')
+		if os.path.isfile(os.path.join(entry, 'SHA256SUMS')) and os.path.isfile(stamp):
+			pkg, _, version = file_text(stamp).strip().partition(' ')
+			if pkg == line.package:
+				found[version] = entry
 	if not found:
 		return None
 
@@ -263,13 +291,25 @@ def fragment_options(frags: Sequence[str]) -> Dict[str, Tuple[str, str]]:
 	return want
 
 
+def make_argv_id(arch: Arch, *targets: str) -> str:
+	"""kmake_argv() in a key: as run, but for the paths and -j, which
+	change no output."""
+	return shlex.join(kmake_argv('TREE', 'BUILD', arch, 1, *targets))
+
+
+def config_id(tree_id: str, arch: Arch, frags: Sequence[str]) -> str:
+	"""The key of a .config: the source, each fragment, the compiler and
+	the commands make_config() runs."""
+	return cache_key(tree_id, *map(file_text, frags), tool_versions(arch),
+			 *(make_argv_id(arch, t) for t in CONFIG_TARGETS), MERGE_CONFIG)
+
+
 def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str, jobs: int) -> None:
 	"""tinyconfig plus FRAGS into BUILD/.config, replaced only when it
 	changes (so a rerun rebuilds nothing); every option the fragments ask
 	for must survive olddefconfig. The .config is cached under the key of
 	what it is made from, so that a second clone configures nothing."""
-	key = cache_key(tree.id, arch.name, *map(file_text, frags), tool_versions(arch),
-			inspect.getsource(kmake_argv), inspect.getsource(make_config))
+	key = config_id(tree.id, arch, frags)
 	scratch = build + '.config'
 	os.makedirs(build, exist_ok=True)
 	if cache_get('configs', key, scratch):
@@ -282,15 +322,21 @@ def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str
 		shutil.copy(new, old)
 
 
+# What make_config() runs: make tinyconfig, merge_config.sh -m of the
+# fragments, make olddefconfig.
+CONFIG_TARGETS = ('tinyconfig', 'olddefconfig')
+MERGE_CONFIG = 'scripts/kconfig/merge_config.sh -m'
+
+
 def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str, jobs: int) -> None:
 	"""SCRATCH/.config (and nothing else there) from tinyconfig and FRAGS,
 	checked option by option."""
 	shutil.rmtree(scratch, ignore_errors=True)
 	os.makedirs(scratch)
-	run(kmake_argv(tree, scratch, arch, jobs, 'tinyconfig'), log=log + '.tinyconfig')
-	run([os.path.join(tree, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
+	run(kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[0]), log=log + '.tinyconfig')
+	run([os.path.join(tree, MERGE_CONFIG.split()[0]), *MERGE_CONFIG.split()[1:], '-O', scratch,
 	     os.path.join(scratch, '.config'), *frags], log=log + '.merge')
-	run(kmake_argv(tree, scratch, arch, jobs, 'olddefconfig'), log=log)
+	run(kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[1]), log=log)
 	got = file_text(os.path.join(scratch, '.config')).splitlines()
 	have = set(got)
 	set_opts = {l.split('=', 1)[0] for l in got if l.startswith('CONFIG_')}
@@ -312,6 +358,8 @@ def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: 
 
 
 def tool_versions(arch: Arch) -> str:
+	"""The compiler and linker a build of ARCH uses, as they name
+	themselves: in every key of what they build."""
 	return ''.join(output([arch.cross_compile + t, '--version']).splitlines()[0] + '\n'
 		       for t in ('gcc', 'ld'))
 
@@ -369,9 +417,11 @@ class Kernels:
 		return [os.path.join(CONFIGS, 'clients.config')] if arch.clients else []
 
 	def image_id(self, arch: Arch, flavour: str, variant: str) -> str:
-		"""The key of everything an image is built from."""
+		"""The key of everything an image is built from: the source, the
+		.config, the compiler, the make command, what the entry holds, and
+		the series (the mutant's patch too) but for base."""
 		parts = [self.tree.id, file_text(os.path.join(self.build_dir(arch.name, flavour), '.config')),
-			 tool_versions(arch), inspect.getsource(kmake_argv), IMAGE_FILES]
+			 tool_versions(arch), make_argv_id(arch, os.path.basename(arch.kernel_path)), IMAGE_FILES]
 		if variant != 'base':
 			parts.append(self.tree.digest)
 		if variant not in ('base', 'patched'):
@@ -389,7 +439,7 @@ class Kernels:
 		d = self.image_dir(arch.name, flavour, variant)
 		key = self.image_id(arch, flavour, variant)
 		id_file = os.path.join(d, 'id')
-		if os.path.isfile(id_file) and file_text(id_file).strip() == key and \
+		if not self.opts.no_cache and os.path.isfile(id_file) and file_text(id_file).strip() == key and \
 		   os.path.isfile(self.image(arch.name, flavour, variant)):
 			return True
 		if not cache_get('kernels', key, d):

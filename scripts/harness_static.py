@@ -12,17 +12,19 @@
 """
 
 import filecmp
-import inspect
 import os
 import re
 import shutil
 from typing import List
 
 from harness_config import Line, Options, load_arch
-from harness_kernel import Kernels, Tree, config_fragments, configure, kmake_argv, tool_versions
+from harness_kernel import Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id, tool_versions
 from harness_util import (TOP, HarnessError, cache_get, cache_key, cache_put, file_text, note, output,
 			  run, stage)
 
+# What a check build adds to make: sparse on every object it compiles, and
+# W=1.
+CHECK_FLAGS = ('C=2', 'W=1')
 TAG = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ', re.M)
 
 
@@ -151,10 +153,8 @@ class StaticChecks:
 	def check_id(self, arch, flavour: str, variant: str, frags: List[str], objs: List[str]) -> str:
 		"""The key of what a check build's result depends on: the objects
 		it builds too (a series that moves its code changes them)."""
-		parts = [self.tree.id, *map(file_text, frags), tool_versions(arch), ' '.join(objs),
-			 inspect.getsource(kmake_argv), inspect.getsource(StaticChecks.check_build)]
-		res = run(['sparse', '--version'], capture='all', check=False, quiet=True)
-		parts.append(res.stdout)
+		parts = [self.tree.id, *map(file_text, frags), tool_versions(arch),
+			 make_argv_id(arch, *CHECK_FLAGS, *objs), output(['sparse', '--version'])]
 		if variant != 'base':
 			parts.append(self.tree.digest)
 		return cache_key(*parts)
@@ -162,8 +162,8 @@ class StaticChecks:
 	def check_build(self, arch_name: str, flavour: str, variant: str) -> str:
 		"""sparse and W=1 on the touched objects, the build's log and its
 		warnings (line numbers dropped, so base and patched compare) in
-		LOGS/LINE/check-ARCH-FLAVOUR-VARIANT/; x86_64 builds in the boot
-		test's build directory of the flavour, the others in their own.
+		LOGS/LINE/check-ARCH-FLAVOUR-VARIANT/, built in the boot test's
+		build directory of the architecture and flavour (the same .config).
 		Cached by check_id, so an unchanged check is not rebuilt."""
 		arch = load_arch(arch_name)
 		out = os.path.join(self.tree.logs, f'check-{arch_name}-{flavour}-{variant}')
@@ -174,8 +174,7 @@ class StaticChecks:
 		if cache_get('checks', key, out):
 			self._notes(what, out, f' (from the cache, {key})')
 			return out
-		build = (self.kernels.build_dir(arch_name, flavour) if arch_name == 'x86_64'
-			 else os.path.join(self.tree.lout, 'check', f'{arch_name}-{flavour}'))
+		build = self.kernels.build_dir(arch_name, flavour)
 		configure(self.tree, build, arch, frags,
 			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs)
 		for o in objs:
@@ -184,7 +183,7 @@ class StaticChecks:
 		shutil.rmtree(out, ignore_errors=True)
 		os.makedirs(out)
 		log = os.path.join(out, 'log')
-		run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, 'C=2', 'W=1', *objs), log=log,
+		run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS, *objs), log=log,
 		    what=f'{what} did not build')
 		warnings = set()
 		for l in file_text(log).splitlines():

@@ -3,11 +3,15 @@
 timed stages, commands printed before they run, and the cache.
 
 The cache, $XDG_CACHE_HOME/cn-proc-timestamps (~/.cache by default), holds
-what outlives a clone: Debian packages and unpacked sources (the shell
-scripts' part), kernel images and the results of static checks and
-kunit.py. An entry is CACHE/KIND/KEY, KEY the cache_key() of everything
-it is made from, written whole or not at all with its SHA256SUMS, and used
-only when a copy of it matches them.
+what outlives a clone: kernel sources, .configs, kernel images, the
+results of static checks and kunit.py, herd7 and the guests' staged
+programs. Each is an entry CACHE/KIND/KEY, KEY the cache_key() of the
+inputs it is made from as its maker declares them (files, tool versions,
+argv), never of the harness's own code; written whole or not at all, with
+its SHA256SUMS, and used only when it matches them. bypass_cache() (the
+--no-cache flag) makes every entry be made again. Downloads are apt's
+(scripts/debs.sh keeps apt's lists and archives in CACHE/apt, each .deb
+checked against the archive's signed index), the inputs of entries.
 """
 
 import contextlib
@@ -32,8 +36,25 @@ class HarnessError(Exception):
 
 
 def cache_dir() -> str:
+	"""The cache's directory, the one definition (the shell scripts' too:
+	run as a program, this prints it)."""
 	base = os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache')
 	return os.path.join(base, 'cn-proc-timestamps')
+
+
+# Kinds whose entries are used in place and too big to check on each use:
+# a kernel source tree (1.5 GB, ~40 s to hash) is hard-linked into each
+# line's tree, and quilt and patch replace a file they change, never write
+# into it.
+UNCHECKED_KINDS = ('src',)
+_bypass = False
+
+
+def bypass_cache(on: bool = True) -> None:
+	"""--no-cache: no entry is used; each is made again and replaces the
+	one there was."""
+	global _bypass
+	_bypass = on
 
 
 def note(msg: str) -> None:
@@ -136,11 +157,23 @@ def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
 
 
 def cache_key(*parts: str) -> str:
+	"""The key of an entry made from PARTS, its declared inputs: the
+	contents of files, tool versions, argv. The maker names them all;
+	tests/harness_test.py's CacheKeys shows that each changes the key."""
 	h = hashlib.sha256()
 	for p in parts:
 		h.update(p.encode())
 		h.update(b'\0')
 	return h.hexdigest()[:16]
+
+
+def file_id(path: str) -> str:
+	"""A big input file (a .deb) in a key: its name and SHA256."""
+	h = hashlib.sha256()
+	with open(path, 'rb') as f:
+		for block in iter(lambda: f.read(1 << 20), b''):
+			h.update(block)
+	return f'{os.path.basename(path)} {h.hexdigest()}'
 
 
 def file_text(path: str) -> str:
@@ -168,26 +201,69 @@ def _locked(kind_dir: str) -> Iterator[None]:
 		yield
 
 
-def cache_put(src: str, kind: str, key: str) -> None:
-	"""SRC's files into the cache as KIND/KEY, whole or not at all; an
-	entry already there is kept."""
+def cache_new(kind: str, key: str) -> str:
+	"""An empty directory in which to make the entry KIND/KEY in place;
+	cache_adopt() makes it the entry, or rmtree() drops it."""
 	kind_dir = os.path.join(cache_dir(), kind)
-	dest = os.path.join(kind_dir, key)
-	if os.path.isfile(os.path.join(dest, 'SHA256SUMS')):
-		return
 	os.makedirs(kind_dir, exist_ok=True)
 	tmp = tempfile.mkdtemp(prefix=key + '.tmp.', dir=kind_dir)
+	os.chmod(tmp, 0o755)
+	return tmp
+
+
+def cache_adopt(tmp: str, kind: str, key: str) -> str:
+	"""TMP, made by cache_new(KIND, KEY), becomes the entry, with its
+	SHA256SUMS (a file listing only the entry's files for an unchecked
+	kind); an entry already there is kept (unless bypassed: replaced), and
+	TMP removed. The entry's path."""
+	kind_dir = os.path.join(cache_dir(), kind)
+	dest = os.path.join(kind_dir, key)
 	try:
-		os.chmod(tmp, 0o755)
-		shutil.copytree(src, tmp, dirs_exist_ok=True)
 		with open(os.path.join(tmp, 'SHA256SUMS'), 'w') as f:
-			f.write(_sums(tmp))
+			f.write('' if kind in UNCHECKED_KINDS else _sums(tmp))
 		with _locked(kind_dir):
-			if not os.path.isfile(os.path.join(dest, 'SHA256SUMS')):
+			if _bypass or not os.path.isfile(os.path.join(dest, 'SHA256SUMS')):
 				shutil.rmtree(dest, ignore_errors=True)
 				os.rename(tmp, dest)
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
+	return dest
+
+
+def cache_put(src: str, kind: str, key: str) -> None:
+	"""SRC's files into the cache as KIND/KEY, whole or not at all; an
+	entry already there is kept (unless bypassed: replaced)."""
+	dest = os.path.join(cache_dir(), kind, key)
+	if not _bypass and os.path.isfile(os.path.join(dest, 'SHA256SUMS')):
+		return
+	tmp = cache_new(kind, key)
+	try:
+		shutil.copytree(src, tmp, dirs_exist_ok=True)
+	except BaseException:
+		shutil.rmtree(tmp, ignore_errors=True)
+		raise
+	cache_adopt(tmp, kind, key)
+
+
+def cache_path(kind: str, key: str) -> Optional[str]:
+	"""The entry KIND/KEY, to be used in place (never written to), if it
+	is there and matches its checksums; None otherwise, and a damaged
+	entry is dropped."""
+	src = os.path.join(cache_dir(), kind, key)
+	sums = os.path.join(src, 'SHA256SUMS')
+	if _bypass or not os.path.isfile(sums):
+		return None
+	if kind in UNCHECKED_KINDS or file_text(sums) == _sums(src):
+		return src
+	_drop(kind, key)
+	return None
+
+
+def _drop(kind: str, key: str) -> None:
+	note(f'cache entry {kind}/{key} is damaged: not used')
+	kind_dir = os.path.join(cache_dir(), kind)
+	with _locked(kind_dir):
+		shutil.rmtree(os.path.join(kind_dir, key), ignore_errors=True)
 
 
 def cache_get(kind: str, key: str, dest: str) -> bool:
@@ -197,7 +273,7 @@ def cache_get(kind: str, key: str, dest: str) -> bool:
 	kind_dir = os.path.join(cache_dir(), kind)
 	src = os.path.join(kind_dir, key)
 	sums = os.path.join(src, 'SHA256SUMS')
-	if not os.path.isfile(sums):
+	if _bypass or not os.path.isfile(sums):
 		return False
 	parent = os.path.dirname(os.path.abspath(dest))
 	os.makedirs(parent, exist_ok=True)
@@ -208,9 +284,7 @@ def cache_get(kind: str, key: str, dest: str) -> bool:
 			raise OSError('checksums differ')
 	except OSError:
 		shutil.rmtree(tmp, ignore_errors=True)
-		note(f'cache entry {kind}/{key} is damaged: not used')
-		with _locked(kind_dir):
-			shutil.rmtree(src, ignore_errors=True)
+		_drop(kind, key)
 		return False
 	os.remove(os.path.join(tmp, 'SHA256SUMS'))
 	shutil.rmtree(dest, ignore_errors=True)
@@ -222,3 +296,8 @@ def describe() -> str:
 	"""The commit the harness runs at, as git describe --always --dirty."""
 	res = run(['git', '-C', TOP, 'describe', '--always', '--dirty'], capture='stdout', check=False, quiet=True)
 	return res.stdout.strip() or 'unknown'
+
+
+if __name__ == '__main__':
+	# scripts/packaging.sh asks for the cache's directory.
+	print(cache_dir())

@@ -25,21 +25,18 @@
 
 herd7 is Debian's herdtools7, which only sid ships and whose binary needs
 sid's glibc: herdtools7, libc6 and libgmp10 from sid (scripts/debs.sh)
-are unpacked into one directory of the cache, written whole or not at
-all, and herd7 runs through that directory's own dynamic loader. Once it
-is there nothing is downloaded; to take a newer herdtools7, remove it.
+are unpacked into an entry of the harness's cache, keyed by the packages,
+and herd7 runs through that entry's own dynamic loader.
 """
 
 import argparse
 import concurrent.futures
 import dataclasses
-import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -53,85 +50,55 @@ LIBDIR = "usr/lib/x86_64-linux-gnu"
 LOADER = LIBDIR + "/ld-linux-x86-64.so.2"
 HERD7 = "usr/bin/herd7"
 HERD_LIB = "usr/share/herdtools7/herd"
-COMPLETE = ".unpacked"  # the last file written: lists the .debs
 TIMEOUT = 300  # seconds for one test; the slowest takes a few
 RESULTS = ("Never", "Sometimes", "Always")
 
 
-def cache_dir():
-	"""The harness's cache (harness_util.cache_dir())."""
-	from harness_util import cache_dir
-	return Path(cache_dir())
-
-
 # A problem that ends the command: one line, for "error: ..." (the
-# harness's one error type).
-from harness_util import HarnessError as Error, run  # noqa: E402
+# harness's one error type). The cache is the harness's.
+from harness_util import HarnessError as Error, cache_adopt, cache_key, cache_new, cache_path, file_id, run  # noqa: E402
 
 
 # ---- herd7 --------------------------------------------------------------
 
 def debs_key(debs):
-	"""The key of an unpacked root: a hash of its .debs' names and contents."""
-	h = hashlib.sha256()
-	for deb in sorted(debs, key=lambda p: Path(p).name):
-		digest = hashlib.sha256(Path(deb).read_bytes()).hexdigest()
-		h.update(f"{Path(deb).name} {digest}\n".encode())
-	return h.hexdigest()[:16]
+	"""The key of an unpacked root: its .debs' names and SHA256s."""
+	return cache_key(*sorted(file_id(d) for d in debs))
 
 
-def cached_root(cache):
-	"""The newest complete herd7 root in the cache, or None."""
-	# Not the .KEY.tmp.* directories of a run that is unpacking.
-	entries = [p for p in (cache / "herd7").glob("[!.]*") if (p / COMPLETE).is_file()]
-	if not entries:
-		return None
-	return max(entries, key=lambda p: (p / COMPLETE).stat().st_mtime)
-
-
-def unpack_root(cache, debs):
-	"""Unpack DEBS into cache/herd7/KEY, whole or not at all; its path."""
-	dest = cache / "herd7" / debs_key(debs)
-	if (dest / COMPLETE).is_file():
-		return dest
-	dest.parent.mkdir(parents=True, exist_ok=True)
-	tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp.", dir=dest.parent))
+def unpack_root(debs):
+	"""DEBS unpacked as the cache entry herd7/KEY, whole or not at all;
+	its path."""
+	key = debs_key(debs)
+	found = cache_path("herd7", key)
+	if found:
+		return Path(found)
+	tmp = Path(cache_new("herd7", key))
 	try:
 		for deb in debs:
 			run(["dpkg-deb", "-x", str(deb), str(tmp)])
 		for f in (LOADER, HERD7, HERD_LIB + "/aarch64.cat"):
 			if not (tmp / f).exists():
 				raise Error(f"{' '.join(map(str, debs))}: no {f} in them")
-		(tmp / COMPLETE).write_text("".join(f"{Path(d).name}\n" for d in debs))
-		os.chmod(tmp, 0o755)
-		try:
-			os.rename(tmp, dest)
-		except OSError:
-			# Another run unpacked it meanwhile: theirs is as good.
-			if not (dest / COMPLETE).is_file():
-				raise
-	finally:
+	except BaseException:
 		shutil.rmtree(tmp, ignore_errors=True)
-	return dest
+		raise
+	return Path(cache_adopt(str(tmp), "herd7", key))
 
 
-def herd7_root(cache=None):
-	"""herd7's unpacked root: from the cache, or downloaded and unpacked."""
-	cache = cache or cache_dir()
-	root = cached_root(cache)
-	if root:
-		return root
-	print(f"herd7: fetching {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}", file=sys.stderr)
+def herd7_root():
+	"""herd7's unpacked root: the cache entry of the packages debs.sh
+	fetches (from its own downloads when they are the archive's)."""
 	got = run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES], capture="stdout", check=False)
 	debs = got.stdout.split()
 	if got.returncode != 0 or len(debs) != len(HERD_PACKAGES):
 		raise Error(f"could not fetch {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}")
-	return unpack_root(cache, debs)
+	return unpack_root(debs)
 
 
-def herd7(cache=None):
+def herd7():
 	"""The command that runs herd7, as a list; arguments go after it."""
-	root = herd7_root(cache)
+	root = herd7_root()
 	return [str(root / LOADER), "--library-path", str(root / LIBDIR), str(root / HERD7),
 			"-set-libdir", str(root / HERD_LIB)]
 

@@ -7,8 +7,8 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 S=$TOP/scripts
-# Downloads and unpacked sources outlive a clone (harness_util.py).
-CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cn-proc-timestamps
+# The cache (harness_util.py defines where): debs.sh keeps its downloads there.
+CACHE=$(python3 "$S/harness_util.py")
 LOGS=$(realpath -m "${OUT:-$TOP/out}")/logs
 mkdir -p "$LOGS"
 

@@ -151,17 +151,67 @@ class UnitTests(HarnessCase):
 class CachedSource(unittest.TestCase):
 	def test_the_newest_version_by_debians_order(self):
 		cache = temp_dir(self)
-		for v in ('7.3.4-1~bpo13+1', '7.3.10-1~bpo13+1', '7.3.9-2~bpo13+1', '7.3.11-1~bpo13+1'):
-			d = os.path.join(cache, 'cn-proc-timestamps', 'src', f'linux-source-7.3_{v}')
+		for i, v in enumerate(('7.3.4-1~bpo13+1', '7.3.10-1~bpo13+1', '7.3.9-2~bpo13+1', '7.3.11-1~bpo13+1',
+				       '6.12.9-1')):
+			d = os.path.join(cache, 'cn-proc-timestamps', 'src', f'{i:016x}')
 			os.makedirs(d)
+			with open(os.path.join(d, '.unpacked'), 'w') as f:
+				f.write(f'linux-source-{v[:v.index(".", 2)]} {v}\n')
 			if v != '7.3.11-1~bpo13+1':	# being unpacked
-				open(os.path.join(d, '.unpacked'), 'w').close()
+				open(os.path.join(d, 'SHA256SUMS'), 'w').close()
 		line = harness_config.load_lines()[0]
 		with mock.patch.dict(os.environ, {'XDG_CACHE_HOME': cache}):
-			self.assertEqual(os.path.basename(harness_kernel.cached_source(line)),
-					 'linux-source-7.3_7.3.10-1~bpo13+1')
+			got = harness_kernel.cached_source(line)
+			self.assertEqual(harness_util.file_text(os.path.join(got, '.unpacked')),
+					 'linux-source-7.3 7.3.10-1~bpo13+1\n')
 		with mock.patch.dict(os.environ, {'XDG_CACHE_HOME': temp_dir(self)}):
 			self.assertIsNone(harness_kernel.cached_source(line))
+
+
+class FetchSource(unittest.TestCase):
+	"""A line's source is the cache entry of its package's .deb: unpacked
+	once, again for another .deb or with --no-cache."""
+
+	def setUp(self):
+		self.tmp = temp_dir(self)
+		p = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})
+		p.start()
+		self.addCleanup(p.stop)
+		self.addCleanup(harness_util.bypass_cache, False)
+		self.deb = os.path.join(self.tmp, 'linux-source-7.3_7.3.4-1_all.deb')
+		self.write_deb('one')
+		self.unpacked = []
+
+	def write_deb(self, text):
+		with open(self.deb, 'w') as f:
+			f.write(text)
+
+	def fetch(self):
+		def run(argv, **kw):
+			if argv[0].endswith('debs.sh'):
+				return completed(argv, 0, self.deb + '\n')
+			self.unpacked.append(harness_util.file_text(argv[1]))
+			with open(os.path.join(argv[2], '.unpacked'), 'w') as f:
+				f.write('linux-source-7.3 7.3.4-1\n')
+			return completed(argv)
+		line = harness_config.load_lines()[0]
+		with mock.patch.object(harness_kernel, 'run', run), quiet():
+			return harness_kernel.fetch_source(line, harness_config.Options(out=self.tmp))
+
+	def test_unpacked_once_per_deb(self):
+		first = self.fetch()
+		self.assertEqual(self.fetch(), first)
+		self.write_deb('two')
+		second = self.fetch()
+		self.assertNotEqual(second, first)
+		self.assertEqual(self.unpacked, ['one', 'two'])
+		self.assertTrue(os.path.isfile(os.path.join(second, 'SHA256SUMS')))
+
+	def test_no_cache_unpacks_again(self):
+		self.fetch()
+		harness_util.bypass_cache()
+		self.fetch()
+		self.assertEqual(self.unpacked, ['one', 'one'])
 
 
 class DefaultLine(unittest.TestCase):
@@ -245,6 +295,21 @@ class Kunit(HarnessCase):
 		self.assertEqual(self.kunit(0, digest='a'), 0)
 		self.assertEqual(self.kunit(0, digest='b'), 0)
 		self.assertEqual(self.ran, ['run'])
+
+	def test_the_key_has_the_compiler_kunit_py_and_its_argv(self):
+		tree, _ = fake_tree(self, {'kernel/time/.kunitconfig': 'CONFIG_KUNIT=y\n', 'kunit.py': 'v1'})
+		argv = [os.path.join(tree.path, 'kunit.py'), 'run', '--kunitconfig=kernel/time', '--build_dir=/b', '--jobs=2']
+
+		def key(gcc='gcc 12\n', argv=argv):
+			with mock.patch.object(harness, 'output', return_value=gcc):
+				return harness.kunit_id(tree, argv)
+		first = key()
+		self.assertEqual(key(argv=argv[:3] + ['--build_dir=/c', '--jobs=9']), first)
+		self.assertNotEqual(key(gcc='gcc 13\n'), first)
+		self.assertNotEqual(key(argv=argv[:2] + ['--kunitconfig=kernel'] + argv[3:]), first)
+		with open(argv[0], 'w') as f:
+			f.write('v2')
+		self.assertNotEqual(key(), first)
 
 
 class Checkpatch(unittest.TestCase):
@@ -520,18 +585,135 @@ class CacheKeys(unittest.TestCase):
 					self.assertEqual(f.read(), text)
 		self.assertEqual(made, ['CONFIG_A=y\n', 'CONFIG_A=n\n'])
 
-	def test_a_static_checks_key_changes_with_the_series_for_patched_only(self):
+	def test_the_source_changes_every_key(self):
+		before = self.keys()
+		with open(os.path.join(self.tree.lout, 'tree.id'), 'w') as f:
+			f.write('linux-source-7.3 7.3.5-1\n')
+		after = self.keys()
+		for v in before:
+			self.assertNotEqual(before[v], after[v], v)
+
+	def test_make_argv_not_its_paths_or_jobs(self):
+		argv = harness_kernel.make_argv_id(self.arch, 'bzImage')
+		self.assertNotIn(self.opts.out, argv)
+		self.assertEqual(argv, 'make -C TREE O=BUILD ARCH=x86_64 CROSS_COMPILE= -j1 bzImage')
+		before = self.keys()
+		with mock.patch.object(harness_kernel, 'kmake_argv', lambda *a: ['make', 'LLVM=1', *a[4:]]):
+			after = self.keys()
+		for v in before:
+			self.assertNotEqual(before[v], after[v], v)
+
+	def test_a_configs_key_has_the_source_fragments_compiler_and_commands(self):
+		frag = os.path.join(temp_dir(self), 'f.config')
+		with open(frag, 'w') as f:
+			f.write('CONFIG_A=y\n')
+		first = harness_kernel.config_id('src 1', self.arch, [frag])
+		self.assertNotEqual(harness_kernel.config_id('src 2', self.arch, [frag]), first)
+		self.gcc = 'gcc 13.1.0\n'
+		self.assertNotEqual(harness_kernel.config_id('src 1', self.arch, [frag]), first)
+		self.gcc = 'gcc 12.2.0\n'
+		with mock.patch.object(harness_kernel, 'CONFIG_TARGETS', ('allnoconfig', 'olddefconfig')):
+			self.assertNotEqual(harness_kernel.config_id('src 1', self.arch, [frag]), first)
+		self.assertEqual(harness_kernel.config_id('src 1', self.arch, [frag]), first)
+
+	def check_keys(self, gcc='gcc\n', sparse='sparse 0.6\n', objs=('kernel/x.o',)):
 		sc = harness_static.StaticChecks(self.tree.line, self.opts, '7.3')
 		sc.tree = self.tree
-		with mock.patch.object(harness_static, 'tool_versions', return_value='gcc\n'), \
-		     mock.patch.object(harness_static, 'run', lambda argv, **kw: completed(argv, 0, 'sparse 0.6\n')):
-			def keys():
-				return [sc.check_id(self.arch, 'default', v, [], ['kernel/x.o']) for v in ('base', 'patched')]
-			before = keys()
-			change_series(self.tree)
-			after = keys()
+		with mock.patch.object(harness_static, 'tool_versions', return_value=gcc), \
+		     mock.patch.object(harness_static, 'output', return_value=sparse):
+			return [sc.check_id(self.arch, 'default', v, [], list(objs)) for v in ('base', 'patched')]
+
+	def test_a_static_checks_key_changes_with_the_series_for_patched_only(self):
+		before = self.check_keys()
+		change_series(self.tree)
+		after = self.check_keys()
 		self.assertEqual(before[0], after[0])
 		self.assertNotEqual(before[1], after[1])
+
+	def test_a_static_checks_key_has_the_compiler_sparse_objects_and_flags(self):
+		first = self.check_keys()
+		for other in (self.check_keys(gcc='gcc 13\n'), self.check_keys(sparse='sparse 0.7\n'),
+			      self.check_keys(objs=('kernel/y.o',))):
+			self.assertNotEqual(other[0], first[0])
+			self.assertNotEqual(other[1], first[1])
+		with mock.patch.object(harness_static, 'CHECK_FLAGS', ('C=1', 'W=1')):
+			self.assertNotEqual(self.check_keys(), first)
+
+
+class NoCache(unittest.TestCase):
+	"""--no-cache: nothing is read from the cache, every tree is copied
+	afresh once, every image is built again, and each entry is replaced."""
+
+	def setUp(self):
+		self.tmp = temp_dir(self)
+		p = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})
+		p.start()
+		self.addCleanup(p.stop)
+		self.addCleanup(harness_util.bypass_cache, False)
+		self.src = os.path.join(self.tmp, 'src')
+		os.makedirs(self.src)
+		self.write('old')
+		harness_util.cache_put(self.src, 'kernels', 'k')
+
+	def write(self, text):
+		with open(os.path.join(self.src, 'bzImage'), 'w') as f:
+			f.write(text)
+
+	def test_no_entry_is_read_and_a_new_one_replaces_it(self):
+		dest = os.path.join(self.tmp, 'got')
+		harness_util.bypass_cache()
+		self.assertFalse(harness_util.cache_get('kernels', 'k', dest))
+		self.assertIsNone(harness_util.cache_path('kernels', 'k'))
+		self.write('new')
+		harness_util.cache_put(self.src, 'kernels', 'k')
+		harness_util.bypass_cache(False)
+		self.assertTrue(harness_util.cache_get('kernels', 'k', dest))
+		self.assertEqual(harness_util.file_text(os.path.join(dest, 'bzImage')), 'new')
+
+	def test_an_entry_is_kept_when_not_bypassed(self):
+		self.write('new')
+		harness_util.cache_put(self.src, 'kernels', 'k')
+		dest = os.path.join(self.tmp, 'got')
+		self.assertTrue(harness_util.cache_get('kernels', 'k', dest))
+		self.assertEqual(harness_util.file_text(os.path.join(dest, 'bzImage')), 'old')
+
+	def test_the_flag_bypasses_the_cache(self):
+		for argv, bypassed in ((['litmus', '--no-cache'], True), (['litmus'], False)):
+			with mock.patch.object(harness, 'Harness', side_effect=HarnessError('stop')), quiet(), \
+			     contextlib.redirect_stderr(io.StringIO()):
+				self.assertEqual(harness.main(argv), 1)
+			self.assertIs(harness_util._bypass, bypassed)
+
+	def test_an_image_in_out_is_built_again(self):
+		tree, opts = fake_tree(self)
+		kernels = harness_kernel.Kernels(tree, opts)
+		arch = harness_config.load_arch('x86_64')
+		d = kernels.image_dir('x86_64', 'default', 'base')
+		os.makedirs(d)
+		open(kernels.image('x86_64', 'default', 'base'), 'w').close()
+		with mock.patch.object(kernels, 'image_id', return_value='k1'):
+			with open(os.path.join(d, 'id'), 'w') as f:
+				f.write('k1\n')
+			self.assertTrue(kernels.present(arch, 'default', 'base'))
+			opts.no_cache = True
+			self.assertFalse(kernels.present(arch, 'default', 'base'))
+
+	def test_a_tree_is_copied_afresh_once(self):
+		tree, opts = fake_tree(self)
+		opts.no_cache = True
+		copies = []
+
+		def run(argv, **kw):
+			copies.append(argv[0])
+			os.makedirs(argv[-1], exist_ok=True)
+			return completed(argv)
+		with mock.patch.object(harness_kernel, 'run', run), \
+		     mock.patch.object(harness_kernel.Tree, 'pristine', lambda t: self.src), \
+		     mock.patch.object(harness_kernel.Tree, 'source_id', lambda t: 'linux-source-7.3 7.3.4-1'):
+			tree.prepare()
+			tree.prepare()
+			harness_kernel.Tree(tree.line, opts).prepare()
+		self.assertEqual(copies, ['cp'])
 
 
 def git_patch(old, new, subject='x: Change it'):
