@@ -21,12 +21,12 @@ sys.dont_write_bytecode = True
 from harness_config import (DEFAULT_ARCH, Boot, Line, Options, load_arch, load_lines, load_runs,  # noqa: E402
 			    select_boots, select_lines)
 from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
-			    kmake_argv, source_argv, source_deb_argv)
+			    config_argvs, kmake_argv, source_argv, source_deb_argv)
 from harness_guest import TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, describe,  # noqa: E402
-			  file_text, note, output, run, stage, stage_summary)
+			  file_text, note, output, run, show, stage, stage_summary)
 
 
 # Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
@@ -179,8 +179,6 @@ class Harness:
 		kernels' (each only if neither built nor in the cache), the guest's
 		headers, the boots (with software emulation: KVM is chosen, where
 		usable, by a probe boot)."""
-		def show(argv):
-			print(f'  $ {shlex.join(argv)}', flush=True)
 		for line in (l for l in self.all_lines if l.name in boots):
 			tree = Tree(line, self.opts)
 			kernels = Kernels(tree, self.opts)
@@ -194,12 +192,8 @@ class Harness:
 			for arch, flavour in dict.fromkeys((a, f) for a, f, _ in order):
 				a, build = load_arch(arch), kernels.build_dir(arch, flavour)
 				frags = config_fragments(self.opts, a, flavour, kernels.extra_fragments(a))
-				scratch = build + '.config'
-				# As make_config() runs them.
-				show(kmake_argv(tree.path, scratch, a, self.opts.jobs, 'tinyconfig'))
-				show([os.path.join(tree.path, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
-				      os.path.join(scratch, '.config'), *frags])
-				show(kmake_argv(tree.path, scratch, a, self.opts.jobs, 'olddefconfig'))
+				for argv in config_argvs(tree.path, build + '.config', a, frags, self.opts.jobs):
+					show(argv)
 			for arch, flavour, variant in order:
 				print(f'  # {arch} {flavour} {variant}, the tree at {variant}', flush=True)
 				show(kernels.build_argv(load_arch(arch), flavour))
@@ -233,6 +227,10 @@ class Harness:
 
 	def static_checks(self) -> int:
 		from harness_static import StaticChecks
+		if self.opts.dry_run:
+			for line in self.lines:
+				StaticChecks(line, self.opts, self.newest.name).dry_run()
+			return 0
 		return self.each_line('static checks', lambda line: StaticChecks(line, self.opts, self.newest.name).run_all())
 
 	def unit_tests(self, required: bool = False) -> int:
@@ -289,13 +287,17 @@ class Harness:
 		read again with kunit.py parse."""
 		line = self.newest
 		tree = Tree(line, self.opts)
+		build = os.path.join(tree.lout, 'kunit')
+		kunit_py = os.path.join(tree.path, 'tools/testing/kunit/kunit.py')
+		argv = [kunit_py, 'run', '--kunitconfig=kernel/time', f'--build_dir={build}', f'--jobs={self.opts.jobs}']
+		if self.opts.dry_run:
+			print(f'  # {line.name}: the tree at patched (unless the cache has its run)', flush=True)
+			show(argv, tree.path)
+			return 0
 		with stage(f'{line.name}: tree'):
 			tree.prepare()
 		with stage(f'{line.name}: tree at patched'):
 			tree.patched()
-		build = os.path.join(tree.lout, 'kunit')
-		kunit_py = os.path.join(tree.path, 'tools/testing/kunit/kunit.py')
-		argv = [kunit_py, 'run', '--kunitconfig=kernel/time', f'--build_dir={build}', f'--jobs={self.opts.jobs}']
 		key = kunit_id(tree, argv)
 		saved = os.path.join(tree.lout, 'kunit-result')
 		if cache_get('kunit', key, saved):
@@ -321,6 +323,11 @@ class Harness:
 
 	def litmus(self) -> int:
 		import litmus
+		if self.opts.dry_run:
+			# It prints each herd7 command as it runs it.
+			show([sys.executable, os.path.join(SCRIPTS, 'litmus.py'), 'run', '--tree',
+			      self.newest_source(fetch=False) or f'{self.newest.package} (fetched)', '--jobs', str(self.opts.jobs)])
+			return 0
 		with stage('litmus tests (herd7)'):
 			return litmus.main(['run', '--tree', self.newest_source(), '--jobs', str(self.opts.jobs)])
 
@@ -331,6 +338,12 @@ class Harness:
 		every stage at the end, passed or not."""
 		start = time.monotonic()
 		self.boots()	# the selection, checked before anything is fetched
+		if self.opts.dry_run:
+			for name, step in self.check_steps():
+				print(f'# make check: {name}', flush=True)
+				if name in DRY_RUN_STEPS:
+					step()
+			return 0
 		try:
 			for name, step in self.check_steps():
 				with stage(f'make check: {name}'):
@@ -448,6 +461,9 @@ FLAGS = {
 	'bench_cpus': ('N', "the bench guests' CPUs"),
 	'storm_args': ('ARGS', "the storm's -w workers, -t seconds a round and -r rounds"),
 }
+# make check's steps that build or boot, which --dry-run shows; the
+# others (per-file diffs, unit tests) build and boot nothing.
+DRY_RUN_STEPS = ('static checks', 'litmus tests', 'kunit.py', 'boot test')
 NO_CACHE = ('use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, '
 	    'herd7 and guest program again, each replacing its entry')
 # Every command takes these; the others, those named.
@@ -458,12 +474,12 @@ COMMANDS = {
 		      'build base and patched kernels, boot them in QEMU, print base vs patched'),
 	'boot': (Harness.boot_one, ('selftest_args', 'boot_timeout', 'dry_run'),
 		 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
-	'check': (Harness.check, BOOTS, 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, '
+	'check': (Harness.check, BOOTS + ('dry_run',), 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, '
 		  'boot-test'),
 	'check-options': (lambda h: (h.boots(), 0)[1], BOOTS, 'check the options and configs/, do nothing else'),
-	'static-checks': (Harness.static_checks, ('kernel',), "the static checks of each line's series"),
-	'litmus': (Harness.litmus, (), 'the litmus tests of tests/litmus/ with herd7'),
-	'kunit': (Harness.kunit, (), 'kunit.py run --kunitconfig=kernel/time on the newest line (UML)'),
+	'static-checks': (Harness.static_checks, ('kernel', 'dry_run'), "the static checks of each line's series"),
+	'litmus': (Harness.litmus, ('dry_run',), 'the litmus tests of tests/litmus/ with herd7'),
+	'kunit': (Harness.kunit, ('dry_run',), 'kunit.py run --kunitconfig=kernel/time on the newest line (UML)'),
 	'unit-tests': (Harness.unit_tests, (), "the harness's unit tests, the selftest's host test, shellcheck"),
 	'mutation': (Harness.mutation, (), 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
 	'bench': (Harness.bench, ('kernel', 'boot_timeout', 'bench_pairs', 'bench_cpus', 'storm_args'),

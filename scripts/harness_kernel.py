@@ -328,15 +328,21 @@ CONFIG_TARGETS = ('tinyconfig', 'olddefconfig')
 MERGE_CONFIG = 'scripts/kconfig/merge_config.sh -m'
 
 
+def config_argvs(tree: str, scratch: str, arch: Arch, frags: Sequence[str], jobs: int) -> List[List[str]]:
+	"""What make_config() runs, in order."""
+	merge = MERGE_CONFIG.split()
+	return [kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[0]),
+		[os.path.join(tree, merge[0]), *merge[1:], '-O', scratch, os.path.join(scratch, '.config'), *frags],
+		kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[1])]
+
+
 def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str, jobs: int) -> None:
 	"""SCRATCH/.config (and nothing else there) from tinyconfig and FRAGS,
 	checked option by option."""
 	shutil.rmtree(scratch, ignore_errors=True)
 	os.makedirs(scratch)
-	run(kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[0]), log=log + '.tinyconfig')
-	run([os.path.join(tree, MERGE_CONFIG.split()[0]), *MERGE_CONFIG.split()[1:], '-O', scratch,
-	     os.path.join(scratch, '.config'), *frags], log=log + '.merge')
-	run(kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[1]), log=log)
+	for argv, suffix in zip(config_argvs(tree, scratch, arch, frags, jobs), ('.tinyconfig', '.merge', '')):
+		run(argv, log=log + suffix)
 	got = file_text(os.path.join(scratch, '.config')).splitlines()
 	have = set(got)
 	set_opts = {l.split('=', 1)[0] for l in got if l.startswith('CONFIG_')}

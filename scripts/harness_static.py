@@ -18,14 +18,20 @@ import shutil
 from typing import List
 
 from harness_config import Line, Options, load_arch
-from harness_kernel import Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id, tool_versions
+from harness_kernel import (Kernels, Tree, config_argvs, config_fragments, configure, kmake_argv, make_argv_id,
+			    tool_versions)
 from harness_util import (TOP, HarnessError, cache_get, cache_key, cache_put, file_text, note, output,
-			  run, stage)
+			  run, show, stage)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.
 CHECK_FLAGS = ('C=2', 'W=1')
 TAG = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ', re.M)
+
+
+def checkpatch_argv(patch: str) -> List[str]:
+	# The tree has no git history to look commit ids up in.
+	return ['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', patch]
 
 
 def commit_message(patch: str) -> str:
@@ -101,9 +107,7 @@ class StaticChecks:
 	def checkpatch(self) -> None:
 		bad = False
 		for p in self.tree.patches:
-			# The tree has no git history to look commit ids up in.
-			argv = ['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', p]
-			out = run(argv, cwd=self.tree.path, capture='all', check=False).stdout
+			out = run(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False).stdout
 			total = re.search(r'^total: .*$', out, re.M)
 			warnings = re.findall(r'^WARNING: (.*)$', out, re.M)
 			# A backport ends in its backporter's Signed-off-by after the
@@ -183,7 +187,7 @@ class StaticChecks:
 		shutil.rmtree(out, ignore_errors=True)
 		os.makedirs(out)
 		log = os.path.join(out, 'log')
-		run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS, *objs), log=log,
+		run(self.check_argv(arch, build, objs), log=log,
 		    what=f'{what} did not build')
 		warnings = set()
 		for l in file_text(log).splitlines():
@@ -195,6 +199,31 @@ class StaticChecks:
 		self._notes(what, out, '')
 		cache_put(out, 'checks', key)
 		return out
+
+	def check_argv(self, arch, build: str, objs: List[str]) -> List[str]:
+		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS, *objs)
+
+	def dry_run(self) -> None:
+		"""The commands run_all() runs on the series, none run: checkpatch,
+		kernel-doc and the check builds, whose objects are those of the
+		touched .c files that the Makefiles build (here all of them: there
+		is no tree to read yet)."""
+		t, n = self.tree, self.line.name
+		for p in t.patches:
+			show(checkpatch_argv(p), t.path)
+		objs = [f[:-2] + '.o' for f in t.files if f.endswith('.c')]
+		arches = [(load_arch(a), self.kernels.build_dir(a, f), f) for a, f in self.line.static_checks]
+		print(f'  # {n}: each .config (unless the cache has it)', flush=True)
+		for arch, build, flavour in arches:
+			frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
+			for argv in config_argvs(t.path, build + '.config', arch, frags, self.opts.jobs):
+				show(argv)
+		for variant in ('base', 'patched'):
+			print(f'  # {n}: the tree at {variant}', flush=True)
+			for f in (f for f in t.files if f.endswith(('.c', '.h'))):
+				show(['scripts/kernel-doc', '-none', '-Wall', f], t.path)
+			for arch, build, _ in arches:
+				show(self.check_argv(arch, build, objs))
 
 	def _notes(self, what: str, out: str, suffix: str) -> None:
 		n = len(file_text(os.path.join(out, 'warnings')).splitlines())

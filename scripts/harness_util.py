@@ -147,6 +147,12 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 	return res
 
 
+def show(argv: Sequence[str], cwd: Optional[str] = None) -> None:
+	"""A command --dry-run would run, printed as run() prints it."""
+	shown = shlex.join(argv)
+	print(f'  $ (cd {shlex.quote(cwd)} && {shown})' if cwd else f'  $ {shown}', flush=True)
+
+
 def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
 	"""The standard output of a quick query (a version, a path), through
 	run() but not printed: it changes nothing."""

@@ -579,6 +579,23 @@ class DryRun(HarnessCase):
 					  'bzImage', 'headers', 'headers'])
 		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 
+	def test_make_check_shows_the_commands_of_each_step_that_builds_or_boots(self):
+		status, out = self.harness('check', False, '--dry-run', KERNEL='7.3', CONFIGS='smp2')
+		self.assertEqual(status, 0, out)
+		steps = out.split('# make check: ')[1:]
+		self.assertEqual([s.splitlines()[0] for s in steps],
+				 ['per-file diffs', 'unit tests', 'static checks', 'litmus tests', 'kunit.py', 'boot test'])
+		commands = {s.splitlines()[0]: [l.strip()[2:] for l in s.splitlines() if l.strip().startswith('$ ')]
+			    for s in steps}
+		self.assertEqual(commands['per-file diffs'] + commands['unit tests'], [])
+		checks = [c.split()[-4:] for c in commands['static checks'] if 'C=2 W=1' in c]
+		self.assertEqual(len(checks), 4)	# x86_64 and arm64, base and patched
+		self.assertIn('scripts/checkpatch.pl --strict', ' '.join(commands['static checks']))
+		self.assertIn('litmus.py run', commands['litmus tests'][0])
+		self.assertIn('kunit.py run --kunitconfig=kernel/time', commands['kunit.py'][0])
+		self.assertEqual(sum(c.startswith('qemu-system-') for c in commands['boot test']), 2)
+		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
+
 
 class Makefile(unittest.TestCase):
 	"""make's variables become the harness's flags, and nothing else
