@@ -23,6 +23,7 @@ from harness_config import (Boot, Line, Options, load_arch, load_lines, load_run
 from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
 			    kmake_argv, source_argv)
 from harness_qemu import TCG, boot, build_initramfs, choose_accel, qemu_argv  # noqa: E402
+from harness_stage import fragments, staging_commands  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, describe,  # noqa: E402
@@ -186,7 +187,7 @@ class Harness:
 	def dry_run(self, boots: Dict[str, List[Boot]]) -> int:
 		"""Every make and QEMU command the boots would run, none run: the
 		kernels' (each only if neither built nor in the cache), the guest's
-		headers, the boots (with software emulation: KVM is chosen, where
+		headers and the staging of its programs, the boots (with software emulation: KVM is chosen, where
 		usable, by a probe boot)."""
 		def show(argv):
 			print(f'  $ {shlex.join(argv)}', flush=True)
@@ -214,6 +215,9 @@ class Harness:
 				a = load_arch(arch)
 				show(kmake_argv(tree.path, os.path.join(tree.lout, f'headers-{a.name}'), a, self.opts.jobs,
 						'headers'))
+				for frag, suite in fragments(self.opts, a):
+					for c in staging_commands(frag, self.opts, a, suite):
+						print(f'  {c}' if c.startswith('#') else f'  $ {c}', flush=True)
 			for b in boots[line.name]:
 				initrd = os.path.join(tree.lout, f'initramfs-{b.run.arch}.cpio.gz')
 				show(self.boot_argv(tree, kernels, b, initrd, TCG)[0])

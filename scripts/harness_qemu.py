@@ -25,7 +25,7 @@ from typing import List, Optional, Sequence
 
 from harness_config import Arch, Options
 from harness_kernel import Tree, kmake_argv
-from harness_stage import CLIENTS, TOOLS, debs, stage_fragment
+from harness_stage import CLIENTS, TOOLS, TOOLS_SUITE, debs, stage_fragment
 from harness_util import TOP, HarnessError, file_text, note, output, run
 
 KSELFTEST = 'tools/testing/selftests'
@@ -98,7 +98,7 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -
 		shutil.copytree(clients, root, symlinks=True, dirs_exist_ok=True)
 	# The same libraries and loader link as the clients', where both are.
 	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
-	stage_fragment(TOOLS, opts, arch, 'bookworm', tools)
+	stage_fragment(TOOLS, opts, arch, TOOLS_SUITE, tools)
 	run(['cp', '-a', '--remove-destination', tools + '/.', root])
 	# Unpacked, not installed (bookworm, as the clients).
 	deb = debs(opts, 'bookworm', arch, 'busybox-static')[0]

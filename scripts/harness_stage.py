@@ -61,6 +61,7 @@ CLIENTS = Fragment('guest-clients',
 # bash for runner.sh's "ip netns exec NAME bash" (-n); iproute2's ip for
 # "ip netns add" (-n), busybox's has no netns; coreutils' timeout takes
 # --foreground (busybox's does not), and runner.sh uses it when it is there.
+TOOLS_SUITE = 'bookworm'
 TOOLS = Fragment('guest-tools',
 		 (Program('bash', 'bin/bash', 'bin/bash'),
 		  Program('iproute2', 'bin/ip', 'sbin/ip'),
@@ -324,6 +325,12 @@ def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str) -> N
 			raise HarnessError(f'{frag.kind}/{key}: not in the cache just after it was put there')
 		link_loaders(frag, da, dest)
 		note(f'staged in {dest}: {len(stager.libs)} libraries')
+
+
+def fragments(opts, arch: Arch) -> List[Tuple[Fragment, str]]:
+	"""What ARCH's guest holds, each with its suite: the real clients where
+	the architecture runs them, the tools always."""
+	return ([(CLIENTS, opts.clients_suite)] if arch.clients else []) + [(TOOLS, TOOLS_SUITE)]
 
 
 def staging_commands(frag: Fragment, opts, arch: Arch, suite: str) -> List[str]:
