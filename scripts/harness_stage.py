@@ -342,5 +342,6 @@ def staging_commands(frag: Fragment, opts, arch: Arch, suite: str) -> List[str]:
 	return ([f'{env} {shlex.join(debs_argv(suite, *pkgs))}']
 		+ [shlex.join(['dpkg-deb', '-x', f'{p}_VERSION_{arch.debian_arch}.deb', os.path.join(work, 'pkg', p)])
 		   for p in pkgs]
-		+ [f'# then, for the libraries\' packages as the ELF NEEDED entries and Depends lead, '
-		   f'debs.sh and dpkg-deb -x; none of it if {frag.kind} is in the cache'])
+		+ [f'# then debs.sh and dpkg-deb -x of the libraries\' packages, as the ELF NEEDED entries '
+		   f'and Depends lead; with {frag.kind} in the cache, debs.sh of them only (their .deb '
+		   'files are its key) and no dpkg-deb'])
