@@ -185,44 +185,46 @@ class Resolver(FakePackages):
 
 
 class FragmentKeys(unittest.TestCase):
-	"""A fragment's key changes with each .deb (its name and content), the
-	suite, the architecture and each guest file, and with nothing else."""
+	"""The key of each fragment (the clients', the tools') changes with
+	each .deb (its name and content), the suite, the architecture and each
+	guest file of the fragment, and with nothing else. The guest files'
+	contents are the test's."""
 
 	def setUp(self):
-		self.tmp = temp_dir(self)
-		self.files = {}
-		for name in ('run.sh', 'client.conf'):
-			self.files[name] = os.path.join(self.tmp, name)
-			self.write(name, 'a\n')
-		self.frag = Fragment('guest-test', (Program('p', 'bin/p', 'bin/p'),),
-				     ((self.files['run.sh'], 'c/run.sh', 0o755), (self.files['client.conf'], 'c/c.conf', 0o644)))
+		self.contents = {}
+		p = mock.patch.object(harness_stage, 'file_text', lambda path: self.contents[os.path.relpath(path, TOP)])
+		p.start()
+		self.addCleanup(p.stop)
 		self.debs = {'p_1_amd64.deb': 'aa', 'libc6_2_amd64.deb': 'bb'}
 
-	def write(self, name, text):
-		with open(self.files[name], 'w') as f:
-			f.write(text)
-
-	def key(self, **change):
-		args = {'frag': self.frag, 'suite': 'bookworm', 'debian_arch': 'amd64', 'debs': self.debs, **change}
+	def key(self, frag, **change):
+		args = {'frag': frag, 'suite': 'bookworm', 'debian_arch': 'amd64', 'debs': self.debs, **change}
 		return harness_stage.fragment_key(**args)
 
-	def test_each_input_changes_the_key(self):
-		base = self.key()
-		self.assertEqual(self.key(debs=dict(reversed(self.debs.items()))), base)
-		changed = [self.key(suite='trixie'), self.key(debian_arch='arm64'),
-			   self.key(debs={**self.debs, 'libc6_2_amd64.deb': 'cc'}),
-			   self.key(debs={'p_1_amd64.deb': 'aa', 'libc6_3_amd64.deb': 'bb'}),
-			   self.key(debs={'p_1_amd64.deb': 'aa'})]
-		for name in self.files:
-			self.write(name, 'b\n')
-			changed.append(self.key())
-			self.write(name, 'a\n')
-		self.assertEqual(self.key(), base)
+	def check(self, frag, guest_files):
+		self.contents = {f: 'a\n' for f in guest_files}
+		base = self.key(frag)
+		self.assertEqual(self.key(frag, debs=dict(reversed(self.debs.items()))), base)
+		changed = [self.key(frag, suite='trixie'), self.key(frag, debian_arch='arm64'),
+			   self.key(frag, debs={**self.debs, 'libc6_2_amd64.deb': 'cc'}),
+			   self.key(frag, debs={'p_1_amd64.deb': 'aa', 'libc6_3_amd64.deb': 'bb'}),
+			   self.key(frag, debs={'p_1_amd64.deb': 'aa'})]
+		for f in guest_files:
+			self.contents[f] = 'b\n'
+			changed.append(self.key(frag))
+			self.contents[f] = 'a\n'
+		self.assertEqual(self.key(frag), base)
 		self.assertEqual(len(set(changed + [base])), len(changed) + 1, changed)
 
+	def test_the_clients_key(self):
+		self.check(harness_stage.CLIENTS, ['tests/clients/run.sh', 'tests/clients/keepalived.conf'])
+
+	def test_the_tools_key(self):
+		self.check(harness_stage.TOOLS, [])
+
 	def test_the_kinds_differ(self):
-		self.assertNotEqual(harness_stage.fragment_key(harness_stage.CLIENTS, 'bookworm', 'amd64', {}),
-				    harness_stage.fragment_key(harness_stage.TOOLS, 'bookworm', 'amd64', {}))
+		self.contents = {'tests/clients/run.sh': '', 'tests/clients/keepalived.conf': ''}
+		self.assertNotEqual(self.key(harness_stage.CLIENTS, debs={}), self.key(harness_stage.TOOLS, debs={}))
 
 
 class StageFragment(FakePackages):
