@@ -187,8 +187,8 @@ class Harness:
 	def dry_run(self, boots: Dict[str, List[Boot]]) -> int:
 		"""Every make and QEMU command the boots would run, none run: the
 		kernels' (each only if neither built nor in the cache), the guest's
-		headers and the staging of its programs, the boots (with software emulation: KVM is chosen, where
-		usable, by a probe boot)."""
+		headers and the staging of its programs, the boots (with software
+		emulation: KVM is chosen, where usable, by a probe boot)."""
 		def show(argv):
 			print(f'  $ {shlex.join(argv)}', flush=True)
 		for line in (l for l in self.all_lines if l.name in boots):
