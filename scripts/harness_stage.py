@@ -202,7 +202,9 @@ class Stager:
 		self.debian_arch = debian_arch
 		self.triplet, self.machine = TRIPLETS[debian_arch]
 		self.stage = stage
-		self.unpacked: Dict[str, Package] = {}	# in the order they were
+		# In the order they were unpacked, which find_so() follows: the
+		# staged tree does not depend on a hash order.
+		self.unpacked: Dict[str, Package] = {}
 		self.libs: Dict[str, str] = {}		# soname -> the file staged for it
 
 	def add(self, names: Sequence[str]) -> None:
