@@ -21,8 +21,9 @@ sys.dont_write_bytecode = True
 from harness_config import (DEFAULT_ARCH, Boot, Line, Options, load_arch, load_lines, load_runs,  # noqa: E402
 			    select_boots, select_lines)
 from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
-			    config_argvs, kmake_argv, source_argv, source_deb_argv)
+			    config_argvs, kmake_argv, source_argv)
 from harness_guest import TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv  # noqa: E402
+from harness_stage import debs_argv, fragments, staging_commands  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, describe,  # noqa: E402
@@ -177,8 +178,8 @@ class Harness:
 	def dry_run(self, boots: Dict[str, List[Boot]]) -> int:
 		"""Every make and QEMU command the boots would run, none run: the
 		kernels' (each only if neither built nor in the cache), the guest's
-		headers, the boots (with software emulation: KVM is chosen, where
-		usable, by a probe boot)."""
+		headers and the staging of its programs, the boots (with software
+		emulation: KVM is chosen, where usable, by a probe boot)."""
 		for line in (l for l in self.all_lines if l.name in boots):
 			tree = Tree(line, self.opts)
 			kernels = Kernels(tree, self.opts)
@@ -186,7 +187,7 @@ class Harness:
 			      f'copied to {tree.path}', flush=True)
 			if not self.opts.ksrc:
 				# The package, then (unless the cache has it) its tree.
-				show(source_deb_argv(line))
+				show(debs_argv(line.suite, line.package))
 				show(source_argv(f'{line.package}_VERSION_all.deb', os.path.join(cache_dir(), 'src', 'KEY')))
 			order = build_order(b.kernel for b in boots[line.name])
 			for arch, flavour in dict.fromkeys((a, f) for a, f, _ in order):
@@ -201,6 +202,9 @@ class Harness:
 				a = load_arch(arch)
 				show(kmake_argv(tree.path, os.path.join(tree.lout, f'headers-{a.name}'), a, self.opts.jobs,
 						'headers'))
+				for frag, suite in fragments(self.opts, a):
+					for c in staging_commands(frag, self.opts, a, suite):
+						print(f'  {c}' if c.startswith('#') else f'  $ {c}', flush=True)
 			for b in boots[line.name]:
 				initrd = os.path.join(tree.lout, f'initramfs-{b.run.arch}.cpio.gz')
 				show(self.boot_argv(tree, kernels, b, initrd, TCG)[0])

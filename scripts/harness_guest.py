@@ -8,8 +8,8 @@ The initramfs holds Debian's busybox-static of the guest's architecture,
 tests/init and its console_drain, the kselftest install of the selftest
 for each listener of the architecture (/kselftest, /kselftest32), make
 bench's event storm (all static), what run_kselftest.sh needs beyond
-busybox (scripts/kselftest_tools.sh), and the real clients where the
-architecture runs them (scripts/clients.sh).
+busybox (harness_stage.TOOLS), and the real clients where the
+architecture runs them (harness_stage.CLIENTS).
 
 The kselftest install is what a CI system builds from mainline to run on
 any kernel: the newest line's source (its run_kselftest.sh, lib.mk,
@@ -28,22 +28,13 @@ from typing import Dict, List, Optional, Sequence
 from harness_config import Arch, Options
 from harness_kernel import Tree, kmake_argv
 import harness_results
-from harness_util import SCRIPTS, TOP, HarnessError, file_text, note, output, run, stage
+from harness_stage import CLIENTS, TOOLS, TOOLS_SUITE, debs, stage_fragment
+from harness_util import TOP, HarnessError, file_text, note, output, run, stage
 
 KSELFTEST = 'tools/testing/selftests'
 SELFTEST = KSELFTEST + '/connector'
 # Where each listener's kselftest install sits in the guest (tests/init).
 INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
-
-
-def debs(opts: Options, suite: str, arch: Arch, *pkgs: str) -> List[str]:
-	"""Debian packages of ARCH, downloaded into the cache
-	(scripts/debs.sh); their paths."""
-	res = run([os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs], capture='stdout', check=False,
-		  env={'DEBS_ARCH': arch.debian_arch, 'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
-	if res.returncode:
-		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
-	return res.stdout.split()
 
 
 def kselftest_tree(src: str, opts: Options) -> str:
@@ -106,15 +97,11 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -
 		     os.path.join(TOP, src)], log=os.path.join(logs, f'{prog}-{arch.name}.log'))
 	if arch.clients:
 		clients = os.path.join(opts.out, 'clients')
-		run([os.path.join(SCRIPTS, 'clients.sh'), clients], log=os.path.join(opts.out, 'logs', 'clients.log'),
-		    env={'OUT': opts.out, 'CLIENTS_SUITE': opts.clients_suite, 'DEBS_MIRROR': opts.debs_mirror},
-		    what='staging the real clients')
+		stage_fragment(CLIENTS, opts, arch, opts.clients_suite, clients)
 		shutil.copytree(clients, root, symlinks=True, dirs_exist_ok=True)
 	# The same libraries and loader link as the clients', where both are.
 	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
-	run([os.path.join(SCRIPTS, 'kselftest_tools.sh'), tools], log=os.path.join(logs, f'kselftest-tools-{arch.name}.log'),
-	    env={'OUT': opts.out, 'DEBS_ARCH': arch.debian_arch, 'DEBS_MIRROR': opts.debs_mirror},
-	    what='staging what run_kselftest.sh needs')
+	stage_fragment(TOOLS, opts, arch, TOOLS_SUITE, tools)
 	run(['cp', '-a', '--remove-destination', tools + '/.', root])
 	# Unpacked, not installed (bookworm, as the clients).
 	deb = debs(opts, 'bookworm', arch, 'busybox-static')[0]

@@ -20,6 +20,7 @@ import shutil
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch, series_patches  # noqa: F401
+from harness_stage import debs_argv
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
 			  cache_path, cache_put, file_id, file_text, note, output, run, stage)
 
@@ -207,10 +208,6 @@ class Tree:
 			self.overlay(mutant_patch(variant, self.opts.out))
 
 
-def source_deb_argv(line: Line) -> List[str]:
-	return [os.path.join(SCRIPTS, 'debs.sh'), line.suite, line.package]
-
-
 def source_argv(deb: str, dest: str) -> List[str]:
 	return [os.path.join(SCRIPTS, 'source.sh'), deb, dest]
 
@@ -219,7 +216,7 @@ def fetch_source(line: Line, opts: Options) -> str:
 	"""The line's pristine source: its Debian package (scripts/debs.sh)
 	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
 	package's name and SHA256."""
-	res = run(source_deb_argv(line), capture='stdout', check=False,
+	res = run(debs_argv(line.suite, line.package), capture='stdout', check=False,
 		  env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 	if res.returncode or len(res.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # packaging.sh: a library, sourced by the shell scripts that fetch and
-# stage Debian packages (debs.sh, source.sh, clients.sh, setup.sh), not run.
+# unpack Debian packages (debs.sh, source.sh, setup.sh), not run.
 # shellcheck shell=bash disable=SC2034 # TOP, S, CACHE are the sourcing scripts'
 
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # run.sh: the real process-connector clients (Debian's binaries, staged by
-# scripts/clients.sh) against a workload, in the test guest, as root, after
+# scripts/harness_stage.py) against a workload, in the test guest, as root, after
 # busybox --install. KTAP on stdout, one result per client; exit 0 when
 # both pass, 1 otherwise. The init frames it with "cn_proc-clients: start"
 # and "cn_proc-clients: exit STATUS".

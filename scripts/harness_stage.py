@@ -1,0 +1,349 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Programs of Debian's packages staged for the test guest, with every
+shared library they load, as a fragment of a root file system: the real
+clients (CLIENTS) and what run_kselftest.sh needs beyond busybox (TOOLS).
+
+Nothing is installed or run: debs.sh downloads the packages of the
+guest's architecture, dpkg-deb -x unpacks each into a tree of its own.
+The libraries are the closure of the programs' ELF NEEDED entries, read
+here (no binutils of the guest's architecture needed), one file a soname
+in usr/lib/TRIPLET; a soname no unpacked package has is looked for in
+what the package needing it depends on. The loader the program names
+(PT_INTERP) is linked to its copy among the libraries.
+
+A fragment is kept in the cache under the identities of the .deb files it
+was staged from, the suite, the architecture and the guest-side files
+(fragment_key()); which packages a fragment took is kept beside it, under
+the key of its programs' packages, so that a rerun asks debs.sh for them
+and unpacks nothing when none changed.
+"""
+
+import dataclasses
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import struct
+import tempfile
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from harness_arch import Arch
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text, note,
+			  output, run)
+
+# Debian's multiarch triplet and the ELF e_machine of its programs.
+TRIPLETS = {'amd64': ('x86_64-linux-gnu', 62), 'arm64': ('aarch64-linux-gnu', 183)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+	package: str
+	path: str	# in the package
+	to: str		# in the guest
+
+
+@dataclasses.dataclass(frozen=True)
+class Fragment:
+	"""What to stage; KIND names it in the cache."""
+	kind: str
+	programs: Tuple[Program, ...]
+	# Files of the repository the guest runs: (path, in the guest, mode).
+	guest_files: Tuple[Tuple[str, str, int], ...] = ()
+
+
+CLIENTS = Fragment('guest-clients',
+		   (Program('keepalived', 'usr/sbin/keepalived', 'usr/sbin/keepalived'),
+		    Program('extrace', 'usr/bin/extrace', 'usr/bin/extrace')),
+		   (('tests/clients/run.sh', 'clients/run.sh', 0o755),
+		    ('tests/clients/keepalived.conf', 'clients/keepalived.conf', 0o644)))
+
+# bash for runner.sh's "ip netns exec NAME bash" (-n); iproute2's ip for
+# "ip netns add" (-n), busybox's has no netns; coreutils' timeout takes
+# --foreground (busybox's does not), and runner.sh uses it when it is there.
+TOOLS_SUITE = 'bookworm'
+TOOLS = Fragment('guest-tools',
+		 (Program('bash', 'bin/bash', 'bin/bash'),
+		  Program('iproute2', 'bin/ip', 'sbin/ip'),
+		  Program('coreutils', 'usr/bin/timeout', 'usr/bin/timeout')))
+
+
+def debs(opts, suite: str, arch: Arch, *pkgs: str) -> List[str]:
+	"""Debian packages of ARCH, downloaded into the cache
+	(scripts/debs.sh); their paths."""
+	res = run(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch))
+	if res.returncode:
+		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
+	return res.stdout.split()
+
+
+def debs_argv(suite: str, *pkgs: str) -> List[str]:
+	return [os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs]
+
+
+def debs_env(opts, arch: Arch) -> Dict[str, str]:
+	return {'DEBS_ARCH': arch.debian_arch, 'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror}
+
+
+# ELF ------------------------------------------------------------------
+
+PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+DT_NULL, DT_NEEDED, DT_STRTAB = 0, 1, 5
+
+
+def elf_needs(path: str, machine: int) -> Tuple[List[str], str]:
+	"""The NEEDED entries of a little-endian ELF64 file of MACHINE, in
+	their order, and its interpreter ('' if it names none)."""
+	with open(path, 'rb') as f:
+		data = f.read()
+	if data[:4] != b'\x7fELF' or data[4:6] != b'\x02\x01':
+		raise HarnessError(f'{path}: not a little-endian 64-bit ELF file')
+	if struct.unpack_from('<H', data, 18)[0] != machine:
+		raise HarnessError(f'{path}: not of ELF machine {machine}')
+	phoff, = struct.unpack_from('<Q', data, 0x20)
+	phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
+	interp, loads, dynamic = '', [], None
+	for i in range(phnum):
+		p_type, _, off, vaddr, _, filesz, _, _ = struct.unpack_from('<IIQQQQQQ', data, phoff + i * phentsize)
+		if p_type == PT_INTERP:
+			interp = data[off:off + filesz].split(b'\0')[0].decode()
+		elif p_type == PT_LOAD:
+			loads.append((vaddr, off, filesz))
+		elif p_type == PT_DYNAMIC:
+			dynamic = (off, filesz)
+	if dynamic is None:
+		return [], interp
+	needed, strtab = [], None
+	for at in range(dynamic[0], dynamic[0] + dynamic[1] - 15, 16):
+		tag, val = struct.unpack_from('<qQ', data, at)
+		if tag == DT_NULL:
+			break
+		if tag == DT_NEEDED:
+			needed.append(val)
+		elif tag == DT_STRTAB:
+			strtab = val
+	if not needed:
+		return [], interp
+	# DT_STRTAB is an address: the file offset is the loaded segment's.
+	base = next((strtab - vaddr + off for vaddr, off, size in loads
+		     if strtab is not None and vaddr <= strtab < vaddr + size), None)
+	if base is None:
+		raise HarnessError(f'{path}: its dynamic string table is in no loaded segment')
+	return [data[base + n:data.index(b'\0', base + n)].decode() for n in needed], interp
+
+
+# Packages -------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Package:
+	name: str
+	root: str		# its unpacked tree
+	depends: Tuple[str, ...]	# Pre-Depends and Depends, the first of each alternative
+	deb: str = ''
+	version: str = ''
+
+
+def control_fields(text: str) -> Dict[str, str]:
+	"""The fields of a package's control file (dpkg-deb -f)."""
+	fields: Dict[str, str] = {}
+	name = None
+	for line in text.splitlines():
+		if line[:1] in (' ', '\t') and name:
+			fields[name] += ' ' + line.strip()
+		elif ':' in line:
+			name, value = line.split(':', 1)
+			fields[name] = value.strip()
+	return fields
+
+
+def depends(fields: Dict[str, str]) -> Tuple[str, ...]:
+	"""The packages named in Pre-Depends and Depends, the first of each
+	alternative, without versions or architecture qualifiers."""
+	names = []
+	for field in ('Pre-Depends', 'Depends'):
+		for dep in fields.get(field, '').split(','):
+			name = re.sub(r'\s', '', re.sub(r':[a-z0-9]+', '', re.sub(r'\(.*\)', '', dep.split('|')[0])))
+			if name and name not in names:
+				names.append(name)
+	return tuple(names)
+
+
+def unpack(opts, suite: str, arch: Arch, work: str, names: Sequence[str]) -> List[Package]:
+	"""The packages NAMES downloaded and each unpacked into WORK/pkg/NAME."""
+	out = []
+	for deb in debs(opts, suite, arch, *names):
+		fields = control_fields(output(['dpkg-deb', '-f', deb]))
+		root = os.path.join(work, 'pkg', fields['Package'])
+		os.makedirs(root, exist_ok=True)
+		run(['dpkg-deb', '-x', deb, root])
+		out.append(Package(fields['Package'], root, depends(fields), deb, fields.get('Version', '')))
+	return out
+
+
+def deb_identities(paths: Sequence[str]) -> Dict[str, str]:
+	"""Each .deb's file name (package, version, architecture) and sha256."""
+	ids = {}
+	for p in paths:
+		with open(p, 'rb') as f:
+			ids[os.path.basename(p)] = hashlib.file_digest(f, 'sha256').hexdigest()
+	return ids
+
+
+# The resolver ----------------------------------------------------------
+
+class Stager:
+	"""Programs of packages and the closure of their libraries staged into
+	STAGE; FETCH(names) unpacks packages and returns them."""
+
+	def __init__(self, fetch: Callable[[Sequence[str]], List[Package]], debian_arch: str, stage: str):
+		if debian_arch not in TRIPLETS:
+			raise HarnessError(f'Debian architecture {debian_arch}: not one of {" ".join(TRIPLETS)}')
+		self.fetch = fetch
+		self.debian_arch = debian_arch
+		self.triplet, self.machine = TRIPLETS[debian_arch]
+		self.stage = stage
+		# In the order they were unpacked, which find_so() follows: the
+		# staged tree does not depend on a hash order.
+		self.unpacked: Dict[str, Package] = {}
+		self.libs: Dict[str, str] = {}		# soname -> the file staged for it
+
+	def add(self, names: Sequence[str]) -> None:
+		for p in self.fetch(names):
+			self.unpacked[p.name] = p
+
+	def find_so(self, soname: str) -> Optional[Tuple[str, str]]:
+		"""(package, path) of the first unpacked library of that name, in
+		the multiarch and plain library directories."""
+		for p in self.unpacked.values():
+			for d in (f'lib/{self.triplet}', f'usr/lib/{self.triplet}', 'lib', 'usr/lib', 'lib64'):
+				f = os.path.join(p.root, d, soname)
+				if os.path.exists(f):
+					return p.name, f
+		return None
+
+	def resolve(self, path: str, pkg: str) -> None:
+		"""Stage the libraries PATH (of package PKG) needs, and theirs."""
+		for soname in elf_needs(path, self.machine)[0]:
+			if soname in self.libs:
+				continue
+			hit = self.find_so(soname)
+			# Not unpacked yet: look in what the package depends on, its
+			# lib* packages first (zlib1g is one not named lib*), so that
+			# the others, often large, are unpacked only when needed.
+			for wanted in (lambda n: n.startswith('lib'), lambda n: True):
+				if hit:
+					break
+				more = [n for n in self.unpacked[pkg].depends if wanted(n) and n not in self.unpacked]
+				if more:
+					self.add(more)
+				hit = self.find_so(soname)
+			if not hit:
+				where = os.path.relpath(path, os.path.dirname(self.unpacked[pkg].root))
+				raise HarnessError(f'{soname}, needed by {where}, is in none of: {" ".join(self.unpacked)}')
+			owner, lib = hit
+			self.libs[soname] = lib
+			copy_file(os.path.realpath(lib), os.path.join(self.stage, 'usr', 'lib', self.triplet, soname), 0o755)
+			note(f'  {soname}  ({owner})')
+			self.resolve(lib, owner)
+
+	def program(self, prog: Program) -> None:
+		"""PROG staged with its libraries, its loader among them."""
+		pkg = self.unpacked.get(prog.package)
+		path = os.path.join(pkg.root, prog.path) if pkg else ''
+		if not os.path.isfile(path):
+			raise HarnessError(f'package {prog.package} has no /{prog.path}')
+		copy_file(path, os.path.join(self.stage, prog.to), 0o755)
+		note(f'/{prog.to} ({prog.package} {pkg.version}, {self.debian_arch})')
+		self.resolve(path, prog.package)
+		loader = elf_needs(path, self.machine)[1]
+		if not loader or os.path.basename(loader) not in self.libs:
+			raise HarnessError(f'/{prog.path}: its loader \'{loader}\' is not among its libraries')
+
+
+def copy_file(src: str, dest: str, mode: int) -> None:
+	os.makedirs(os.path.dirname(dest), exist_ok=True)
+	shutil.copyfile(src, dest)
+	os.chmod(dest, mode)
+
+
+def link_loaders(frag: Fragment, debian_arch: str, dest: str) -> None:
+	"""Each program's loader (PT_INTERP) linked, relatively, to its copy
+	among the libraries: where the program looks for it. Made after the
+	cache, which keeps files, not links."""
+	triplet, machine = TRIPLETS[debian_arch]
+	for prog in frag.programs:
+		loader = elf_needs(os.path.join(dest, prog.to), machine)[1]
+		target = os.path.join(dest, 'usr', 'lib', triplet, os.path.basename(loader))
+		if not loader or not os.path.isfile(target):
+			raise HarnessError(f'{dest}/{prog.to}: its loader \'{loader}\' is not among its libraries')
+		link = dest + loader
+		os.makedirs(os.path.dirname(link), exist_ok=True)
+		if os.path.lexists(link):
+			os.remove(link)
+		os.symlink(os.path.relpath(target, os.path.dirname(link)), link)
+
+
+# The fragment and its cache ---------------------------------------------
+
+def fragment_key(frag: Fragment, suite: str, debian_arch: str, debs: Dict[str, str]) -> str:
+	"""The key of what FRAG stages from the .deb files DEBS (file name ->
+	sha256) of SUITE and DEBIAN_ARCH: those, the programs and the guest
+	files' contents."""
+	return cache_key(frag.kind, suite, debian_arch,
+			 *(f'{p.package}:{p.path}:{p.to}' for p in frag.programs),
+			 *(f'{name} {sha}' for name, sha in sorted(debs.items())),
+			 *(f'{to} {mode:o}\n{file_text(os.path.join(TOP, path))}' for path, to, mode in frag.guest_files))
+
+
+def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str) -> None:
+	"""FRAG of ARCH's packages of SUITE in DEST, replaced whole: from the
+	cache when none of its inputs changed, else staged and cached."""
+	da = arch.debian_arch
+	os.makedirs(opts.out, exist_ok=True)
+	with tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out) as work:
+		top = deb_identities(debs(opts, suite, arch, *(p.package for p in frag.programs)))
+		index = os.path.join(work, 'index')
+		if cache_get(frag.kind + '-debs', fragment_key(frag, suite, da, top), index):
+			names = file_text(os.path.join(index, 'packages')).split()
+			key = fragment_key(frag, suite, da, deb_identities(debs(opts, suite, arch, *names)))
+			if cache_get(frag.kind, key, dest):
+				link_loaders(frag, da, dest)
+				note(f'{dest}: from the cache ({cache_dir()}/{frag.kind}/{key})')
+				return
+		stage = os.path.join(work, 'stage')
+		stager = Stager(lambda names: unpack(opts, suite, arch, work, names), da, stage)
+		stager.add([p.package for p in frag.programs])
+		for prog in frag.programs:
+			stager.program(prog)
+		for path, to, mode in frag.guest_files:
+			copy_file(os.path.join(TOP, path), os.path.join(stage, to), mode)
+		key = fragment_key(frag, suite, da, deb_identities([p.deb for p in stager.unpacked.values()]))
+		cache_put(stage, frag.kind, key)
+		os.makedirs(index, exist_ok=True)
+		with open(os.path.join(index, 'packages'), 'w') as f:
+			f.write('\n'.join(stager.unpacked) + '\n')
+		cache_put(index, frag.kind + '-debs', fragment_key(frag, suite, da, top))
+		if not cache_get(frag.kind, key, dest):
+			raise HarnessError(f'{frag.kind}/{key}: not in the cache just after it was put there')
+		link_loaders(frag, da, dest)
+		note(f'staged in {dest}: {len(stager.libs)} libraries')
+
+
+def fragments(opts, arch: Arch) -> List[Tuple[Fragment, str]]:
+	"""What ARCH's guest holds, each with its suite: the real clients where
+	the architecture runs them, the tools always."""
+	return ([(CLIENTS, opts.clients_suite)] if arch.clients else []) + [(TOOLS, TOOLS_SUITE)]
+
+
+def staging_commands(frag: Fragment, opts, arch: Arch, suite: str) -> List[str]:
+	"""What stage_fragment() runs, for --dry-run: the .deb files' names are
+	debs.sh's answer, the libraries' packages the closure's."""
+	env = ' '.join(f'{k}={shlex.quote(v)}' for k, v in debs_env(opts, arch).items())
+	pkgs = [p.package for p in frag.programs]
+	work = os.path.join(opts.out, 'stage.XXXXXX')
+	return ([f'{env} {shlex.join(debs_argv(suite, *pkgs))}']
+		+ [shlex.join(['dpkg-deb', '-x', f'{p}_VERSION_{arch.debian_arch}.deb', os.path.join(work, 'pkg', p)])
+		   for p in pkgs]
+		+ [f'# then debs.sh and dpkg-deb -x of the libraries\' packages, as the ELF NEEDED entries '
+		   f'and Depends lead; with {frag.kind} in the cache, debs.sh of them only (their .deb '
+		   'files are its key) and no dpkg-deb'])
