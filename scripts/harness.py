@@ -22,7 +22,8 @@ from harness_config import (DEFAULT_ARCH, Boot, Line, Options, load_arch, load_l
 			    select_boots, select_lines)
 from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
 			    config_argvs, kmake_argv, source_argv)
-from harness_guest import TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv  # noqa: E402
+from harness_guest import (TCG, accelerator, boot_and_parse, build_initramfs, guest_build_argvs,  # noqa: E402
+			   kselftest_tree_path, qemu_argv)
 from harness_stage import debs_argv, fragments, staging_commands  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
@@ -200,8 +201,8 @@ class Harness:
 				show(kernels.build_argv(load_arch(arch), flavour))
 			for arch in dict.fromkeys(b.run.arch for b in boots[line.name]):
 				a = load_arch(arch)
-				show(kmake_argv(tree.path, os.path.join(tree.lout, f'headers-{a.name}'), a, self.opts.jobs,
-						'headers'))
+				for _, argv in guest_build_argvs(tree, a, self.opts, kselftest_tree_path(self.opts)):
+					show(argv)
 				for frag, suite in fragments(self.opts, a):
 					for c in staging_commands(frag, self.opts, a, suite):
 						print(f'  {c}' if c.startswith('#') else f'  $ {c}', flush=True)

@@ -23,7 +23,7 @@ proc_filter listens until interrupted.
 import os
 import shutil
 import subprocess
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from harness_config import Arch, Options
 from harness_kernel import Tree, kmake_argv
@@ -37,13 +37,17 @@ SELFTEST = KSELFTEST + '/connector'
 INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 
 
+def kselftest_tree_path(opts: Options) -> str:
+	return os.path.join(opts.out, 'kselftest', 'tree')
+
+
 def kselftest_tree(src: str, opts: Options) -> str:
 	"""OUT/kselftest/tree: a copy of SRC (the newest line's pristine
 	source, or KSRC), hard-linked where the file system allows, with the
 	selftest's files in connector/ (each replaced, never written into: the
 	copy's files are the source's; not the *.diff of make file-diffs)."""
 	top = os.path.join(opts.out, 'kselftest')
-	tree = os.path.join(top, 'tree')
+	tree = kselftest_tree_path(opts)
 	id_file = os.path.join(top, 'tree.id')
 	if not (os.path.isdir(tree) and os.path.isfile(id_file) and file_text(id_file).strip() == src):
 		shutil.rmtree(tree, ignore_errors=True)
@@ -64,37 +68,47 @@ def kselftest_tree(src: str, opts: Options) -> str:
 	return tree
 
 
+def guest_build_argvs(tree: Tree, arch: Arch, opts: Options, ksft: str) -> List[Tuple[str, List[str]]]:
+	"""What build_initramfs() builds, in order, each with the name of its
+	log: the tree's uapi headers, the kselftest tree's, the selftest's
+	install of each listener (KSFT the kselftest tree, kselftest_tree()),
+	the storm and the console drain."""
+	hdrs = os.path.join(tree.lout, f'headers-{arch.name}')
+	root = os.path.join(tree.lout, f'initramfs-{arch.name}')
+	ksft_out = os.path.join(opts.out, 'kselftest')
+	argvs = [(f'headers-{arch.name}', kmake_argv(tree.path, hdrs, arch, opts.jobs, 'headers')),
+		 (f'kselftest-headers-{arch.name}',
+		  kmake_argv(ksft, os.path.join(ksft_out, f'headers-{arch.name}'), arch, opts.jobs, 'headers'))]
+	for bits, flags in arch.listeners:
+		argvs.append((f'kselftest-{arch.name}-{bits}', [
+			'make', '-C', os.path.join(ksft, KSELFTEST), f'O={ksft_out}/build-{arch.name}-{bits}',
+			f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
+			f'KHDR_INCLUDES=-isystem {ksft_out}/headers-{arch.name}/usr/include', 'TARGETS=connector',
+			'USERCFLAGS=' + ' '.join(flags), 'USERLDFLAGS=' + ' '.join([*flags, '-static']),
+			f'KSFT_INSTALL_PATH={os.path.join(root, INSTALLS[bits])}', 'install']))
+	inc = os.path.join(hdrs, 'usr', 'include')
+	for prog, src, extra in (('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
+				 ('console_drain', 'tests/console_drain.c', [])):
+		argvs.append((f'{prog}-{arch.name}', [arch.cross_compile + 'gcc', '-Wall', '-O2', '-static', *extra,
+						      '-o', os.path.join(root, 'bin', prog), os.path.join(TOP, src)]))
+	return argvs
+
+
 def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -> str:
 	"""OUT/LINE/initramfs-ARCH.cpio.gz, from the tree at patched;
 	KSELFTEST_SRC: the kernel source whose kselftest build system and uapi
 	headers build the selftest (the newest line's)."""
 	logs = tree.logs
-	hdrs = os.path.join(tree.lout, f'headers-{arch.name}')
-	run(kmake_argv(tree.path, hdrs, arch, opts.jobs, 'headers'), log=os.path.join(logs, f'headers-{arch.name}.log'))
-	inc = os.path.join(hdrs, 'usr', 'include')
 	root = os.path.join(tree.lout, f'initramfs-{arch.name}')
 	shutil.rmtree(root, ignore_errors=True)
 	os.makedirs(os.path.join(root, 'bin'))
 	ksft = kselftest_tree(kselftest_src, opts)
-	ksft_out = os.path.join(opts.out, 'kselftest')
-	run(kmake_argv(ksft, os.path.join(ksft_out, f'headers-{arch.name}'), arch, opts.jobs, 'headers'),
-	    log=os.path.join(logs, f'kselftest-headers-{arch.name}.log'))
-	for bits, flags in arch.listeners:
-		inst = os.path.join(root, INSTALLS[bits])
-		run(['make', '-C', os.path.join(ksft, KSELFTEST), f'O={ksft_out}/build-{arch.name}-{bits}',
-		     f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
-		     f'KHDR_INCLUDES=-isystem {ksft_out}/headers-{arch.name}/usr/include', 'TARGETS=connector',
-		     'USERCFLAGS=' + ' '.join(flags), 'USERLDFLAGS=' + ' '.join([*flags, '-static']),
-		     f'KSFT_INSTALL_PATH={inst}', 'install'],
-		    log=os.path.join(logs, f'kselftest-{arch.name}-{bits}.log'), what=f'the {bits}-bit kselftest install')
-		prog = os.path.join(inst, 'connector', 'cn_proc_test')
+	for name, argv in guest_build_argvs(tree, arch, opts, ksft):
+		run(argv, log=os.path.join(logs, name + '.log'), what=name)
+	for bits, _ in arch.listeners:
+		prog = os.path.join(root, INSTALLS[bits], 'connector', 'cn_proc_test')
 		if not os.path.isfile(prog) or 'INTERP' in output(['readelf', '-l', prog]):
 			raise HarnessError(f'{prog}: missing or not static')
-	gcc = arch.cross_compile + 'gcc'
-	for prog, src, extra in (('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
-				 ('console_drain', 'tests/console_drain.c', [])):
-		run([gcc, '-Wall', '-O2', '-static', *extra, '-o', os.path.join(root, 'bin', prog),
-		     os.path.join(TOP, src)], log=os.path.join(logs, f'{prog}-{arch.name}.log'))
 	if arch.clients:
 		clients = os.path.join(opts.out, 'clients')
 		stage_fragment(CLIENTS, opts, arch, opts.clients_suite, clients)

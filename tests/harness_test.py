@@ -575,8 +575,13 @@ class DryRun(HarnessCase):
 				 [('qemu-system-x86_64', 'base'), ('qemu-system-x86_64', 'patched'),
 				  ('qemu-system-aarch64', 'patched')])
 		builds = [c[-1] for c in commands if c[0] == 'make']
+		# The guests': the trees' and kselftest's headers, the selftest of
+		# each listener (x86_64's 64- and 32-bit), the storm and drain.
 		self.assertEqual(builds, ['tinyconfig', 'olddefconfig', 'tinyconfig', 'olddefconfig', 'bzImage', 'Image',
-					  'bzImage', 'headers', 'headers'])
+					  'bzImage', 'headers', 'headers', 'install', 'install', 'headers', 'headers',
+					  'install'])
+		self.assertEqual([c[-1].split('/')[-1] for c in commands if c[0].endswith('gcc')],
+				 ['cn_proc_storm.c', 'console_drain.c'] * 2)
 		# The guests' programs: the clients where the architecture runs
 		# them, the tools everywhere, each package fetched and unpacked.
 		fetched = [(c[0], c[next(i for i, w in enumerate(c) if w.endswith('/debs.sh')) + 2:]) for c in commands
