@@ -487,7 +487,7 @@ COMMANDS = {
 	'kunit': (Harness.kunit, ('dry_run',), 'kunit.py run --kunitconfig=kernel/time on the newest line (UML)'),
 	'unit-tests': (Harness.unit_tests, (), "the harness's unit tests, the selftest's host test, shellcheck"),
 	'mutation': (Harness.mutation, (), 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
-	'bench': (Harness.bench, ('kernel', 'boot_timeout', 'bench_pairs', 'bench_cpus', 'storm_args'),
+	'bench': (Harness.bench, ('kernel', 'boot_timeout', 'bench_pairs', 'bench_cpus', 'storm_args', 'dry_run'),
 		  'what the series and the designs it was chosen over cost and keep'),
 	'file-diffs': (lambda h: h.file_diffs(check=False), (), 'write the per-file diffs of the series'),
 	'check-file-diffs': (lambda h: h.file_diffs(check=True), (), 'compare the per-file diffs with the series'),

@@ -611,6 +611,21 @@ class DryRun(HarnessCase):
 		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 
 
+	def test_bench_shows_each_design_and_boot(self):
+		status, out = self.harness('bench', False, '--dry-run', BENCH_PAIRS='2')
+		self.assertEqual(status, 0, out)
+		commands = [l.strip()[2:].split() for l in out.splitlines() if l.strip().startswith('$ ')]
+		self.assertTrue(commands[2][0].endswith('/stamp_native'))
+		kernels = [c[c.index('-kernel') + 1].split('/')[-2] for c in commands if c[0].startswith('qemu-system-')]
+		designs = ['base', 'clock-under-lock', 'per-cpu-floor', 'patched']
+		# Each design on both clocksources, then in each mode 2 rounds,
+		# every design once a round, the first rotating.
+		self.assertEqual(kernels, [d for d in designs for _ in (0, 1)]
+				 + (designs + designs[1:] + designs[:1]) * 2)
+		self.assertEqual(len([c for c in commands if c[-1] == 'bzImage']), 4)
+		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], 'bench')))
+
+
 class Makefile(unittest.TestCase):
 	"""make's variables become the harness's flags, and nothing else
 	reaches it: what make would run (make -n)."""
