@@ -168,16 +168,23 @@ class CachedSource(unittest.TestCase):
 			self.assertIsNone(harness_kernel.cached_source(line))
 
 
+def private_cache(case):
+	"""A temporary directory whose cache/ is the cache for CASE, which
+	ends with the cache no longer bypassed; the directory."""
+	tmp = temp_dir(case)
+	p = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(tmp, 'cache')})
+	p.start()
+	case.addCleanup(p.stop)
+	case.addCleanup(harness_util.bypass_cache, False)
+	return tmp
+
+
 class FetchSource(unittest.TestCase):
 	"""A line's source is the cache entry of its package's .deb: unpacked
 	once, again for another .deb or with --no-cache."""
 
 	def setUp(self):
-		self.tmp = temp_dir(self)
-		p = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})
-		p.start()
-		self.addCleanup(p.stop)
-		self.addCleanup(harness_util.bypass_cache, False)
+		self.tmp = private_cache(self)
 		self.deb = os.path.join(self.tmp, 'linux-source-7.3_7.3.4-1_all.deb')
 		self.write_deb('one')
 		self.unpacked = []
@@ -645,11 +652,7 @@ class NoCache(unittest.TestCase):
 	afresh once, every image is built again, and each entry is replaced."""
 
 	def setUp(self):
-		self.tmp = temp_dir(self)
-		p = mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})
-		p.start()
-		self.addCleanup(p.stop)
-		self.addCleanup(harness_util.bypass_cache, False)
+		self.tmp = private_cache(self)
 		self.src = os.path.join(self.tmp, 'src')
 		os.makedirs(self.src)
 		self.write('old')
