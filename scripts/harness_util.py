@@ -165,7 +165,7 @@ def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
 def cache_key(*parts: str) -> str:
 	"""The key of an entry made from PARTS, its declared inputs: the
 	contents of files, tool versions, argv. The maker names them all;
-	tests/harness_test.py's CacheKeys shows that each changes the key."""
+	decisions_test.py's CacheKeys shows that each changes the key."""
 	h = hashlib.sha256()
 	for p in parts:
 		h.update(p.encode())
@@ -219,8 +219,8 @@ def cache_new(kind: str, key: str) -> str:
 
 def cache_adopt(tmp: str, kind: str, key: str) -> str:
 	"""TMP, made by cache_new(KIND, KEY), becomes the entry, with its
-	SHA256SUMS (a file listing only the entry's files for an unchecked
-	kind); an entry already there is kept (unless bypassed: replaced), and
+	SHA256SUMS (empty for an unchecked kind: its mark of a whole
+	entry); an entry already there is kept (unless bypassed: replaced), and
 	TMP removed. The entry's path."""
 	kind_dir = os.path.join(cache_dir(), kind)
 	dest = os.path.join(kind_dir, key)
