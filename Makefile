@@ -20,6 +20,9 @@
 #                       (not part of check)
 #   make static-checks, unit-tests, file-diffs, check-file-diffs
 #   make results        RESULTS, from the last run's tables
+#   make mails          the series as mails for git send-email in $(OUT)/mails,
+#                       From: and Signed-off-by: your git identity (refused
+#                       without one): the DCO is yours to give
 #   NO_CACHE=1 with any: use nothing of the cache, make it all again
 #   make setup          install the Debian packages the harness needs
 #   make clean          remove $(OUT)
@@ -46,14 +49,14 @@ HARNESS = scripts/harness.py
 # The commands share trees and build directories: one at a time.
 .NOTPARALLEL:
 .PHONY: all check boot-test bench litmus kunit static-checks file-diffs \
-	check-file-diffs unit-tests mutation results setup clean
+	check-file-diffs unit-tests mutation results mails setup clean
 
 all: boot-test
 
 check boot-test bench litmus kunit static-checks check-file-diffs unit-tests mutation: setup
 	@$(HARNESS) $@ $(FLAGS)
 
-file-diffs results:
+file-diffs results mails:
 	@$(HARNESS) $@ $(FLAGS)
 
 setup:

@@ -283,6 +283,12 @@ class Harness:
 		import harness_diffs
 		return harness_diffs.file_diffs(self.newest, fetch_source(self.newest, self.opts), check)
 
+	def mails(self) -> int:
+		"""The newest line's series as mails in the poster's name
+		(harness_mails.py)."""
+		import harness_mails
+		return harness_mails.mails(self.newest, self.newest_source, self.opts.out)
+
 	# kunit.py ---------------------------------------------------------
 
 	def kunit(self) -> int:
@@ -492,6 +498,7 @@ COMMANDS = {
 	'file-diffs': (lambda h: h.file_diffs(check=False), (), 'write the per-file diffs of the series'),
 	'check-file-diffs': (lambda h: h.file_diffs(check=True), (), 'compare the per-file diffs with the series'),
 	'results': (Harness.results, (), "RESULTS, from the last run's tables"),
+	'mails': (Harness.mails, (), 'the series as mails for git send-email, From: and Signed-off-by: your git identity'),
 }
 
 
