@@ -143,7 +143,14 @@ class Mails(unittest.TestCase):
 		cls.addClassCleanup(shutil.rmtree, cls.tmp, ignore_errors=True)
 		cls.addClassCleanup(no_identity(cls.tmp).stop)
 		config(os.path.join(cls.tmp, 'repo'), *TESTER)
-		with quiet():
+		cls.checkpatch_runs = []
+		real_run = harness_mails.run
+
+		def run(argv, **kw):
+			if 'scripts/checkpatch.pl' in argv:
+				cls.checkpatch_runs.append(os.path.basename(argv[-1]))
+			return real_run(argv, **kw)
+		with quiet(), mock.patch.object(harness_mails, 'run', run):
 			harness_mails.mails(LINE, lambda: SRC, os.path.join(cls.tmp, 'out'), repo=os.path.join(cls.tmp, 'repo'))
 		d = os.path.join(cls.tmp, 'out', 'mails')
 		cls.mails = sorted(os.path.join(d, f) for f in os.listdir(d))
@@ -200,12 +207,10 @@ class Mails(unittest.TestCase):
 		self.assertIn('lkmm@lists.linux.dev', cc)	# the cover letter's own
 		self.assertEqual(len(to + cc), len(set(to + cc)))
 
-	def test_checkpatch_strict_passes(self):
-		for m in self.mails[1:]:
-			res = subprocess.run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m],
-					     cwd=SRC, stdout=subprocess.PIPE, text=True)
-			self.assertRegex(res.stdout, r'(?m)^total: 0 errors, 0 warnings, 0 checks,', m)
-			self.assertEqual(res.returncode, 0, m)
+	def test_checkpatch_strict_passed(self):
+		"""mails() ran checkpatch --strict on each patch mail (and would
+		have failed on anything but a clean result: CheckMails)."""
+		self.assertEqual(self.checkpatch_runs, [os.path.basename(m) for m in self.mails[1:]])
 
 	def test_git_am_applies_them_on_the_pristine_tree(self):
 		repo = os.path.join(self.tmp, 'am')
@@ -224,6 +229,41 @@ class Mails(unittest.TestCase):
 		log = subprocess.run(git + ['log', '--format=%an <%ae>', f'HEAD~{len(self.patches)}..HEAD'],
 				     stdout=subprocess.PIPE, text=True, check=True).stdout.split('\n')
 		self.assertEqual([l for l in log if l], [harness_mails.fmt(TESTER)] * len(self.patches))
+
+
+class CheckMails(unittest.TestCase):
+	"""check_mails() passes only checkpatch's clean total, on crafted
+	checkpatch output (the pristine tree is not needed)."""
+
+	def check(self, total, returncode=0):
+		def run(argv, **kw):
+			if 'scripts/checkpatch.pl' in argv:
+				return subprocess.CompletedProcess(argv, returncode, f'{total}\n', None)
+			raise AssertionError(f'git am ran after checkpatch: {argv}')
+		with quiet(), mock.patch.object(harness_mails, 'run', run), \
+		     mock.patch.object(harness_mails, 'base_repo', lambda *a: None):
+			harness_mails.check_mails('/nonexistent', [], ['cover', 'mail'], '/nonexistent', TESTER)
+
+	def refused(self, total, returncode=0):
+		with self.assertRaises(HarnessError) as cm:
+			self.check(total, returncode)
+		self.assertIn('checkpatch --strict', str(cm.exception))
+
+	def test_a_warning_fails(self):
+		self.refused('total: 0 errors, 1 warnings, 0 checks, 315 lines checked')
+
+	def test_a_check_fails(self):
+		self.refused('total: 0 errors, 0 warnings, 1 checks, 315 lines checked')
+
+	def test_an_error_fails(self):
+		self.refused('total: 1 errors, 0 warnings, 0 checks, 315 lines checked', returncode=1)
+
+	def test_no_total_fails(self):
+		self.refused('Usage: checkpatch.pl')
+
+	def test_clean_passes_to_git_am(self):
+		with self.assertRaisesRegex(AssertionError, 'git am ran'):
+			self.check('total: 0 errors, 0 warnings, 0 checks, 315 lines checked')
 
 
 if __name__ == '__main__':
