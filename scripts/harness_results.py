@@ -383,10 +383,15 @@ def table(judged: Sequence[dict]) -> List[str]:
 	return out
 
 
+# Under each table: what base and patched are.
+WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp_ns(), called by nothing; "
+		       "cn_proc as in the pristine tree); patched: the whole series.")
+
+
 def report(title: str, judged: Sequence[dict]) -> List[str]:
 	"""The table, every boot that did not end as expected and why, and the
 	count."""
-	out = [f'### {title}', ''] + table(judged) + ['']
+	out = [f'### {title}', ''] + table(judged) + ['', WHAT_EACH_KERNEL_IS, '']
 	bad = [j for j in judged if j['why']]
 	for j in bad:
 		out.append(f'UNEXPECTED: {j["boot"].run.name} {j["boot"].variant}: {"; ".join(j["why"])}')
