@@ -1004,6 +1004,22 @@ class TreeStates(unittest.TestCase):
 			self.assertEqual(self.mtime('include/x.h'), header)
 			self.assertEqual(self.state(), ('header first', 'series v2'))
 
+	def test_a_file_restored_with_an_old_mtime_is_made_new(self):
+		"""What quilt or patch restores may carry the mtime of its backup
+		(this machine's quilt pop touches it; the tree does not rely on it)."""
+		with quiet():
+			self.tree.patched()
+		built = time.time_ns() - 1
+
+		def restore(n):
+			p = os.path.join(self.tree.path, 'kernel/x.c')
+			with open(p, 'w') as f:
+				f.write('base\n')
+			os.utime(p, ns=(0, 0))
+		with mock.patch.object(self.tree, '_apply', restore):
+			self.tree.base()
+		self.assertGreater(self.mtime('kernel/x.c'), built)
+
 	def test_the_static_checks_tour_leaves_what_it_restored_as_it_was(self):
 		"""Pristine, base and patched in turn for the check builds: the header
 		patch 1 changes is back at its mtime afterwards, so a boot build
