@@ -229,10 +229,12 @@ class StaticChecks:
 	def _objects(self, files: Optional[Sequence[str]] = None) -> List[str]:
 		"""The objects of FILES (the series' by default) that the
 		configuration builds (cn_proc.o only with CONFIG_PROC_EVENTS, and
-		so on: the Makefile names them)."""
+		so on: the Makefile names them); none of tools/ (the kselftest's
+		patch), which kbuild does not build."""
 		objs = []
 		for f in self.tree.files if files is None else files:
-			if f.endswith('.c'):
+			# tools/ (the kselftest) is no kbuild object.
+			if f.endswith('.c') and not f.startswith('tools/'):
 				o = f[:-2] + '.o'
 				mk = os.path.join(self.tree.path, os.path.dirname(f), 'Makefile')
 				if os.path.basename(o) in file_text(mk):
@@ -316,8 +318,8 @@ class StaticChecks:
 		print(f'  # {wrapper}: sid\'s sparse through sid\'s loader (unless the cache has it unpacked)', flush=True)
 		for p in t.patches:
 			show(checkpatch_argv(p), t.path)
-		objs = [f[:-2] + '.o' for f in t.files if f.endswith('.c')]
-		same = [f[:-2] + '.o' for f in self.unchanged_by_base() if f.endswith('.c')]
+		objs = [f[:-2] + '.o' for f in t.files if f.endswith('.c') and not f.startswith('tools/')]
+		same = [f[:-2] + '.o' for f in self.unchanged_by_base() if f.endswith('.c') and not f.startswith('tools/')]
 		arches = [(load_arch(a), self.kernels.build_dir(a, f), f) for a, f in self.line.static_checks]
 		print(f'  # {n}: each .config (unless the cache has it)', flush=True)
 		for arch, build, flavour in arches:

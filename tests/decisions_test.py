@@ -598,6 +598,15 @@ class StaticComparisons(unittest.TestCase):
 		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
 		self.assertEqual(sc.unchanged_by_base(), ['drivers/connector/cn_proc.c', 'include/uapi/linux/cn_proc.h'])
 
+	def test_no_object_of_tools(self):
+		"""A kselftest patch's .c files are not kbuild's, even where its
+		Makefile names their objects."""
+		tree, opts = fake_tree(self, {'drivers/connector/Makefile': 'obj-y += cn_proc.o\n',
+					      'tools/testing/selftests/connector/Makefile': 'x: event_check.o\n'})
+		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
+		self.assertEqual(sc._objects(['drivers/connector/cn_proc.c', 'tools/testing/selftests/connector/event_check.c']),
+				 ['drivers/connector/cn_proc.o'])
+
 
 class FileDiffs(unittest.TestCase):
 	WANT = {'kernel/time/timekeeping.c.diff': 'diff a\n', 'include/linux/x.h.diff': 'diff b\n'}
