@@ -3,7 +3,8 @@
 # target is one command of scripts/harness.py (run "scripts/harness.py -h"),
 # after make setup:
 #
-#   make boot-test      build base and patched kernels, boot them in QEMU
+#   make boot-test      build base (the series' first patch) and patched (the
+#                       whole series) kernels, boot them in QEMU
 #                       with the selftest (and the real clients), print base
 #                       vs patched; KERNEL=7.3|6.12|6.1|all picks the lines
 #                       (the newest by default), CONFIGS="smp2 rt" the runs,
@@ -12,7 +13,8 @@
 #   make check          everything, every line: per-file diffs, unit tests,
 #                       static checks, litmus tests, kunit.py, boot-test
 #   make litmus         the litmus tests (tests/litmus/) with herd7
-#   make kunit          kunit.py run --kunitconfig=kernel/time (UML)
+#   make kunit          kunit.py run --kunitconfig=kernel/time on x86_64 with
+#                       2 CPUs; every KUnit case of the series must run
 #   make bench          what the series and the designs it was chosen over
 #                       cost and keep (not part of check)
 #   make mutation       each mutant of the harness (tests/harness-mutants.toml)

@@ -1,25 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
-"""From a kernel line to a bootable image: the line's private tree at base,
-at its series or at a mutant, its configurations, its builds, and the
-image cache.
+"""From a kernel line to a bootable image: the line's private tree
+(pristine, at the series' first patch, at the whole series or at a
+mutant), its configurations, its builds, and the image cache.
 
 A kernel is (ARCH, FLAVOUR, VARIANT) of a line: configs/arch/ARCH.py and
-configs/flavours/FLAVOUR.config on tinyconfig, built as base (the
-pristine tree), patched (the line's series) or a mutant
+configs/flavours/FLAVOUR.config on tinyconfig, built as base (the tree
+with the series' first patch: ktime_stamp_ns() added, called nowhere,
+cn_proc as in the pristine tree), patched (the whole series) or a mutant
 (tests/mutants/NAME.patch on the series). The variants of one
 architecture and flavour share a build directory: base first, the others
-incremental rebuilds. Images are cached under image_id(), the key of all
+incremental rebuilds (patch 2 changes cn_proc.c and the uapi cn_proc.h
+only). The pristine tree is built only by the static checks. Images are cached under image_id(), the key of all
 they are built from, so that another clone or a rerun boots them unbuilt.
 """
 
+import contextlib
 import functools
 import os
 import re
 import shlex
 import shutil
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from harness_config import CONFIGS, Arch, Line, Options, load_arch, mutant_patch, series_patches  # noqa: F401
+from harness_config import (CONFIGS, Arch, Line, Options, base_patches, load_arch, mutant_patch,  # noqa: F401
+			    series_patches)
 from harness_stage import debs_argv
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
 			  cache_path, cache_put, file_id, file_text, note, output, run, stage)
@@ -58,8 +62,9 @@ class Tree:
 	"""A line's private tree, OUT/LINE/tree: a copy of KSRC (which is never
 	touched) or of the Debian package's source in the cache (hard-linked
 	where the file system allows: quilt and patch replace a file they
-	change, never write into it), at base, at the line's series, or at the
-	series plus a test-only overlay (a mutant)."""
+	change, never write into it): pristine, at base (the series' first
+	patch), at the whole series, or at the series plus a test-only overlay
+	(a mutant)."""
 
 	def __init__(self, line: Line, opts: Options):
 		self.line = line
@@ -68,25 +73,27 @@ class Tree:
 		self.path = os.path.join(self.lout, 'tree')
 		self.logs = os.path.join(opts.out, 'logs', line.name)
 		self.patches = series_patches(line.series_dir)
+		self.base_patches = base_patches(line.series_dir)
 		self.files = patch_files(self.patches)
 		self.digest = series_digest(self.patches)
+		self.base_digest = series_digest(self.base_patches)
 		self._overlay = os.path.join(self.path, '.cn-proc-overlay')
-		self._pristine = None
+		self._source = None
 		os.makedirs(self.logs, exist_ok=True)
 
-	def pristine(self) -> str:
-		"""The pristine source: KSRC, or the package's, fetched and
-		unpacked into the cache by scripts/source.sh."""
-		if self._pristine is None:
+	def source(self) -> str:
+		"""The pristine source the tree is copied from: KSRC, or the
+		package's, fetched and unpacked into the cache by scripts/source.sh."""
+		if self._source is None:
 			if self.opts.ksrc:
-				self._pristine = os.path.realpath(self.opts.ksrc)
+				self._source = os.path.realpath(self.opts.ksrc)
 			else:
-				self._pristine = fetch_source(self.line, self.opts)
-		return self._pristine
+				self._source = fetch_source(self.line, self.opts)
+		return self._source
 
 	def source_id(self) -> str:
 		"""What the tree is copied from; a change makes every build stale."""
-		src = self.pristine()
+		src = self.source()
 		if not self.opts.ksrc:
 			return file_text(os.path.join(src, '.unpacked')).strip()
 		stamps = []
@@ -104,7 +111,7 @@ class Tree:
 	def prepare(self) -> None:
 		"""A fresh copy of the pristine source, unless the tree is one of
 		the same source already."""
-		src = self.pristine()
+		src = self.source()
 		sid = self.source_id()
 		id_file = os.path.join(self.lout, 'tree.id')
 		fresh = self.opts.no_cache and self.path not in _made_afresh
@@ -137,13 +144,82 @@ class Tree:
 		return run(['quilt', *args], cwd=self.path, check=check, log=log,
 			   env={'QUILT_PATCHES': 'patches', 'QUILT_PC': '.pc'})
 
-	def _touch(self, patches: Iterable[str]) -> None:
-		"""Kbuild decides by mtime, and a file quilt or patch restored keeps
-		its old one."""
-		for f in patch_files(patches):
+	def _stamps(self) -> Dict[str, Tuple[Optional[str], int]]:
+		"""Each file the series or an overlay touches: (its content's
+		SHA256 or None if it is absent, its mtime in ns)."""
+		files = set(self.files)
+		if os.path.isfile(self._overlay):
+			files.update(patch_files([self._overlay]))
+		out = {}
+		for f in sorted(files):
 			p = os.path.join(self.path, f)
-			if os.path.exists(p):
-				os.utime(p)
+			out[f] = (file_id(p), os.stat(p).st_mtime_ns) if os.path.isfile(p) else (None, 0)
+		return out
+
+	@staticmethod
+	def _set_mtime(path: str, ns: Optional[int] = None) -> None:
+		"""PATH's mtime set (to now, or NS), on an inode of the tree's own:
+		a file still hard-linked to the cache's source is copied first, so
+		that no other tree of that source sees its time change."""
+		if os.stat(path).st_nlink > 1:
+			shutil.copy2(path, path + '.own')
+			os.replace(path + '.own', path)
+		if ns is None:
+			os.utime(path)
+		else:
+			os.utime(path, ns=(ns, ns))
+
+	def _settle(self, before: Dict[str, Tuple[Optional[str], int]]) -> None:
+		"""Kbuild decides by mtime, and a file quilt or patch restored keeps
+		its old one: after a move, a file whose content changed gets the
+		time of now, and one whose content is what it was before the move
+		gets its mtime of then back (as if the move had not touched it), so
+		that e.g. the header patch 1 changes, which nearly every object
+		includes, does not make the next build a full one when a
+		different series is applied again."""
+		after = self._stamps()
+		for f, (sha, _) in after.items():
+			if sha is None:
+				continue
+			old_sha, old_mtime = before.get(f, (None, 0))
+			p = os.path.join(self.path, f)
+			if sha == old_sha:
+				if os.stat(p).st_mtime_ns != old_mtime:
+					self._set_mtime(p, old_mtime)
+			else:
+				self._set_mtime(p)
+
+	@contextlib.contextmanager
+	def check_builds_only(self) -> Iterator[None]:
+		"""A tour of the tree's states in which only the static checks
+		build (make C=2 W=1 of single objects, whose command line differs
+		from a boot build's, so that Kbuild rebuilds for a boot build
+		whatever they built). Left without an error, each file that is
+		back to its content of the tour's start gets its mtime of then:
+		the boot builds' directories see no change, and the tree's visit
+		to pristine costs them no rebuild. Left by an error, every changed
+		file keeps the time of now (a needless rebuild at worst)."""
+		before = self._stamps()
+		yield
+		after = self._stamps()
+		for f, (sha, _) in after.items():
+			if sha is not None and before.get(f, (None, 0))[0] == sha and \
+			   os.stat(os.path.join(self.path, f)).st_mtime_ns != before[f][1]:
+				self._set_mtime(os.path.join(self.path, f), before[f][1])
+
+	def _applied(self) -> Optional[int]:
+		"""How many patches of the line's series are applied; None if the
+		tree carries another series (or a broken quilt state)."""
+		pc = os.path.join(self.path, '.pc')
+		if not os.path.isdir(pc):
+			return 0
+		applied = os.path.join(self.path, 'patches')
+		if not os.path.isfile(os.path.join(applied, 'series')) or series_digest(series_patches(applied)) != self.digest:
+			return None
+		stack = os.path.join(pc, 'applied-patches')
+		names = file_text(stack).split() if os.path.isfile(stack) else []
+		want = [os.path.basename(p) for p in self.patches]
+		return len(names) if names == want[:len(names)] else None
 
 	def _remove_overlay(self) -> None:
 		if not os.path.isfile(self._overlay):
@@ -152,60 +228,95 @@ class Tree:
 			   '-i', self._overlay], check=False)
 		if res.returncode:
 			raise HarnessError(f'could not remove the test overlay from {self.path}; delete it and rerun')
-		self._touch([self._overlay])
 		os.remove(self._overlay)
 
-	def base(self) -> None:
-		self._remove_overlay()
-		if not os.path.isdir(os.path.join(self.path, '.pc')):
-			return
-		if self._quilt('pop', '-a', '-q', check=False).returncode:
+	def _pop_all(self) -> None:
+		"""No patch applied, no quilt state: the pristine source."""
+		if os.path.isdir(os.path.join(self.path, '.pc')) and \
+		   self._quilt('pop', '-a', '-q', check=False).returncode:
 			raise HarnessError(f'quilt pop -a failed in {self.path}; delete it and rerun')
-		self._touch(series_patches(os.path.join(self.path, 'patches')))
-		shutil.rmtree(os.path.join(self.path, 'patches'))
-		shutil.rmtree(os.path.join(self.path, '.pc'))
+		shutil.rmtree(os.path.join(self.path, 'patches'), ignore_errors=True)
+		shutil.rmtree(os.path.join(self.path, '.pc'), ignore_errors=True)
+
+	def _apply(self, n: int) -> None:
+		"""The first N patches of the line's series applied with quilt,
+		exactly (--fuzz=0), and no overlay. A patch that does not apply
+		leaves the tree pristine and fails naming it."""
+		self._remove_overlay()
+		have = self._applied()
+		if have is None:
+			self._pop_all()
+			have = 0
+		if n == 0:
+			self._pop_all()
+			return
+		applied = os.path.join(self.path, 'patches')
+		if have == 0:
+			self._pop_all()
+			os.makedirs(applied)
+			shutil.copy(os.path.join(self.line.series_dir, 'series'), applied)
+			for p in self.patches:
+				shutil.copy(p, applied)
+		if have > n:
+			if self._quilt('pop', '-q', str(have - n), check=False).returncode:
+				raise HarnessError(f'quilt pop failed in {self.path}; delete it and rerun')
+		elif have < n:
+			log = os.path.join(self.logs, 'quilt-push.log')
+			if self._quilt('push', '--fuzz=0', str(n - have), check=False, log=log).returncode:
+				text = file_text(log)
+				failed = re.findall(r'^Applying patch (.*)$', text, re.M)
+				rej = re.search(r'FAILED -- rejects in file (.*)$', text, re.M)
+				self._pop_all()
+				raise HarnessError(
+					f'{os.path.relpath(self.line.series_dir, TOP)}/'
+					f'{os.path.basename(failed[-1]) if failed else "?"}'
+					f' does not apply with --fuzz=0 to {self.source()}: '
+					f'{rej.group(1) if rej else "see " + log}')
+
+	def _move(self, n: int, overlay: Optional[str] = None) -> None:
+		before = self._stamps()
+		try:
+			self._apply(n)
+			if overlay:
+				self._add_overlay(overlay)
+		finally:
+			self._settle(before)
+
+	def pristine(self) -> None:
+		"""The pristine tree: no patch of the series (only the static
+		checks build it, as their reference)."""
+		self._move(0)
+
+	def base(self) -> None:
+		"""The boot test's base: the series' first patch, which adds
+		ktime_stamp_ns() and calls it nowhere (harness_config.base_patches())."""
+		self._move(len(self.base_patches))
 
 	def patched(self) -> None:
-		"""The line's series applied with quilt, exactly (--fuzz=0). A patch
-		that does not apply leaves the tree at base and fails naming it."""
-		self._remove_overlay()
-		applied = os.path.join(self.path, 'patches')
-		if os.path.isdir(os.path.join(self.path, '.pc')) and \
-		   self._quilt('unapplied', check=False, log=os.path.join(self.logs, 'quilt-unapplied.log')).returncode \
-		   and series_digest(series_patches(applied)) == self.digest:
-			return	# every patch applied (quilt unapplied fails), and the same series
-		self.base()
-		os.makedirs(applied)
-		shutil.copy(os.path.join(self.line.series_dir, 'series'), applied)
-		for p in self.patches:
-			shutil.copy(p, applied)
-		log = os.path.join(self.logs, 'quilt-push.log')
-		if self._quilt('push', '-a', '--fuzz=0', check=False, log=log).returncode:
-			text = file_text(log)
-			failed = re.findall(r'^Applying patch (.*)$', text, re.M)
-			rej = re.search(r'FAILED -- rejects in file (.*)$', text, re.M)
-			self.base()
-			raise HarnessError(
-				f'{os.path.relpath(self.line.series_dir, TOP)}/{os.path.basename(failed[-1]) if failed else "?"}'
-				f' does not apply with --fuzz=0 to {self.pristine()}: '
-				f'{rej.group(1) if rej else "see " + log}')
+		"""The whole series."""
+		self._move(len(self.patches))
 
-	def overlay(self, patch: str) -> None:
-		"""The series plus a test-only change."""
-		self.patched()
+	def _add_overlay(self, patch: str) -> None:
 		base = ['patch', '-d', self.path, '-p1', '-s', '--batch', '--fuzz=0', '-i', patch]
 		if run(base + ['--dry-run'], check=False).returncode:
 			raise HarnessError(f'{os.path.basename(patch)} does not apply on top of the {self.line.name} series')
 		shutil.copy(patch, self._overlay)
 		run(base + ['--no-backup-if-mismatch'])
 
-	def at(self, variant: str) -> None:
-		if variant == 'base':
+	def overlay(self, patch: str) -> None:
+		"""The series plus a test-only change."""
+		self._move(len(self.patches), patch)
+
+	def at(self, state: str) -> None:
+		"""pristine, base, patched or a mutant's name."""
+		if state == 'pristine':
+			self.pristine()
+		elif state == 'base':
 			self.base()
-		elif variant == 'patched':
+		elif state == 'patched':
 			self.patched()
 		else:
-			self.overlay(mutant_patch(variant, self.opts.out))
+			self.overlay(mutant_patch(state, self.opts.out))
 
 
 def source_argv(deb: str, dest: str) -> List[str]:
@@ -422,11 +533,11 @@ class Kernels:
 	def image_id(self, arch: Arch, flavour: str, variant: str) -> str:
 		"""The key of everything an image is built from: the source, the
 		.config, the compiler, the make command, what the entry holds, and
-		the series (the mutant's patch too) but for base."""
+		what it has of the series: the first patch for base, the whole
+		series for the others (and a mutant's patch)."""
 		parts = [self.tree.id, file_text(os.path.join(self.build_dir(arch.name, flavour), '.config')),
 			 tool_versions(arch), make_argv_id(arch, os.path.basename(arch.kernel_path)), IMAGE_FILES]
-		if variant != 'base':
-			parts.append(self.tree.digest)
+		parts.append(self.tree.base_digest if variant == 'base' else self.tree.digest)
 		if variant not in ('base', 'patched'):
 			parts.append(file_text(mutant_patch(variant, self.opts.out)))
 		return cache_key(*parts)

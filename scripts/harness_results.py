@@ -229,7 +229,8 @@ def problems(res: dict, boot: Boot) -> List[Why]:
 	why = boot_problems(res)
 	why += [Why('init_error', e, 'init: ' + e) for e in res['init_errors']]
 	why += [Why('kunit_error', e, 'KUnit: ' + e) for e in res['kunit_errors']]
-	if boot.variant != 'base' and not any(k.startswith('kunit:') for k in res['checks']):
+	# Every kernel has the series' KUnit cases: base has its first patch.
+	if not any(k.startswith('kunit:') for k in res['checks']):
 		why.append(Why('no_kunit', '', 'no KUnit results'))
 	if res['init'] is None:
 		why.append(Why('init_missing', '', 'init did not start'))
@@ -382,10 +383,15 @@ def table(judged: Sequence[dict]) -> List[str]:
 	return out
 
 
+# Under each table: what base and patched are.
+WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp_ns(), called by nothing; "
+		       "cn_proc as in the pristine tree); patched: the whole series.")
+
+
 def report(title: str, judged: Sequence[dict]) -> List[str]:
 	"""The table, every boot that did not end as expected and why, and the
 	count."""
-	out = [f'### {title}', ''] + table(judged) + ['']
+	out = [f'### {title}', ''] + table(judged) + ['', WHAT_EACH_KERNEL_IS, '']
 	bad = [j for j in judged if j['why']]
 	for j in bad:
 		out.append(f'UNEXPECTED: {j["boot"].run.name} {j["boot"].variant}: {"; ".join(j["why"])}')

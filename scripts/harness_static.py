@@ -8,24 +8,101 @@
   - checkpatch.pl --strict is clean;
   - kernel-doc -none -Wall, sparse (C=2) and W=1, in each configuration
     of the line's static_checks (configs/lines.toml), add no warning to
-    what the base has.
+    what the pristine tree has; sparse is Debian sid's (the tree's
+    scripts/checker-valid.sh refuses bookworm's for 7.3), run through sid's
+    own loader as herd7 is, and a check build in which kbuild ran no
+    sparse fails;
+  - the premise of the boot test's A/B: the objects that the rest of the
+    series changes and its first patch does not (cn_proc.o) compile to
+    the same code (objdump -dr) in the pristine tree and in the boot
+    test's base, the tree with the first patch.
 """
 
 import filecmp
 import os
 import re
+import shlex
 import shutil
-from typing import List
+from typing import List, Optional, Sequence
 
 from harness_config import Line, Options, load_arch
 from harness_kernel import (Kernels, Tree, config_argvs, config_fragments, configure, kmake_argv, make_argv_id,
-			    tool_versions)
-from harness_util import (TOP, HarnessError, cache_get, cache_key, cache_put, file_text, note, output,
-			  run, show, stage)
+			    patch_files, tool_versions)
+from harness_stage import debs_argv
+from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new, cache_path, cache_put,
+			  file_id, file_text, note, output, run, show, stage)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.
 CHECK_FLAGS = ('C=2', 'W=1')
+# The variants a check build builds: the pristine tree (the reference of
+# every comparison), base (the boot test's: the series' first patch; only
+# the objects whose code must not change) and patched (the whole series).
+VARIANTS = ('pristine', 'base', 'patched')
+
+# sparse: Debian sid's, whose binary needs sid's C library, unpacked into
+# an entry of the cache and run through that entry's own loader (as
+# litmus.py runs herd7); kbuild runs it as CHECK, a wrapper script.
+SPARSE_SUITE = 'sid'
+SPARSE_PACKAGES = ('sparse', 'libc6')
+SPARSE = 'usr/bin/sparse'
+LIBDIR = 'usr/lib/x86_64-linux-gnu'
+LOADER = LIBDIR + '/ld-linux-x86-64.so.2'
+# What kbuild says, and then builds without sparse, when CHECK cannot
+# check the tree (scripts/checker-valid.sh).
+SPARSE_REFUSED = re.compile(r'C=\d specified, but .* (?:too old|not available|not up to date)')
+
+
+def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
+	"""sid's sparse and libc6 (scripts/debs.sh) unpacked as the cache entry
+	sparse/KEY, KEY their names and SHA256s; its path."""
+	if debs is None:
+		res = run(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
+			  env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
+		debs = res.stdout.split()
+		if res.returncode or len(debs) != len(SPARSE_PACKAGES):
+			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} from Debian {SPARSE_SUITE}')
+	key = cache_key(*sorted(file_id(d) for d in debs))
+	found = cache_path('sparse', key)
+	if found:
+		return found
+	tmp = cache_new('sparse', key)
+	try:
+		for deb in debs:
+			run(['dpkg-deb', '-x', deb, tmp])
+		for f in (LOADER, SPARSE):
+			if not os.path.exists(os.path.join(tmp, f)):
+				raise HarnessError(f'{" ".join(debs)}: no {f} in them')
+	except BaseException:
+		shutil.rmtree(tmp, ignore_errors=True)
+		raise
+	return cache_adopt(tmp, 'sparse', key)
+
+
+def sparse_wrapper(root: str, path: str) -> str:
+	"""PATH, a script that runs ROOT's sparse through ROOT's loader: what
+	kbuild's CHECK= names (scripts/checker-valid.sh wants one command)."""
+	text = ('#!/bin/sh\n# Debian sid\'s sparse through sid\'s own loader (scripts/harness_static.py)\n'
+		f'exec {shlex.quote(os.path.join(root, LOADER))} --library-path {shlex.quote(os.path.join(root, LIBDIR))} '
+		f'{shlex.quote(os.path.join(root, SPARSE))} "$@"\n')
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	if not os.path.isfile(path) or file_text(path) != text:
+		with open(path + '.tmp', 'w') as f:
+			f.write(text)
+		os.chmod(path + '.tmp', 0o755)
+		os.replace(path + '.tmp', path)
+	return path
+
+
+def sparse_ran(log: str, objs: Sequence[str]) -> List[str]:
+	"""What a check build's LOG shows of sparse: the problems, none if
+	kbuild ran it on every object of OBJS."""
+	text = file_text(log)
+	m = SPARSE_REFUSED.search(text)
+	if m:
+		return [f'kbuild ran no sparse: "{m.group(0)}"']
+	return [f'no sparse on {o[:-2]}.c' for o in objs
+		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$', text, re.M)]
 TAG = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ', re.M)
 
 
@@ -59,6 +136,13 @@ class StaticChecks:
 		self.tree = Tree(line, opts)
 		self.kernels = Kernels(self.tree, opts)
 		self.series = os.path.relpath(line.series_dir, TOP)
+		self._check = ''
+
+	def sparse(self) -> str:
+		"""The CHECK= of the check builds: sid's sparse (sparse_wrapper())."""
+		if not self._check:
+			self._check = sparse_wrapper(sparse_root(self.opts), os.path.join(self.opts.out, 'sparse', 'sparse'))
+		return self._check
 
 	def tags(self) -> None:
 		bad = [f'{os.path.relpath(p, TOP)}: \'{t}\' is outside the trailer block'
@@ -70,7 +154,7 @@ class StaticChecks:
 		note('tags: one trailer block in every patch (git interpret-trailers --parse)')
 
 	def _pristine_files(self) -> None:
-		src = self.tree.pristine()
+		src = self.tree.source()
 		for f in self.tree.files:
 			a, b = os.path.join(src, f), os.path.join(self.tree.path, f)
 			if os.path.exists(a):
@@ -80,16 +164,16 @@ class StaticChecks:
 				raise HarnessError(f'quilt pop -a left {f}, which the series creates')
 
 	def quilt_round_trip(self) -> None:
-		self.tree.base()
+		self.tree.pristine()
 		self._pristine_files()
 		self.tree.patched()
-		self.tree.base()
+		self.tree.pristine()
 		self._pristine_files()
 		note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical to the pristine tree')
 
 	def git_am(self) -> None:
 		repo = os.path.join(self.tree.lout, 'git-am')
-		src = self.tree.pristine()
+		src = self.tree.source()
 		shutil.rmtree(repo, ignore_errors=True)
 		os.makedirs(repo)
 		for f in self.tree.files:
@@ -142,41 +226,56 @@ class StaticChecks:
 			fh.write(''.join(l + '\n' for l in sorted(lines)))
 		return path
 
-	def _objects(self) -> List[str]:
-		"""The touched objects the configuration builds (cn_proc.o only
-		with CONFIG_PROC_EVENTS, and so on: the Makefile names them)."""
+	def _objects(self, files: Optional[Sequence[str]] = None) -> List[str]:
+		"""The objects of FILES (the series' by default) that the
+		configuration builds (cn_proc.o only with CONFIG_PROC_EVENTS, and
+		so on: the Makefile names them); none of tools/ (the kselftest's
+		patch), which kbuild does not build."""
 		objs = []
-		for f in self.tree.files:
-			if f.endswith('.c'):
+		for f in self.tree.files if files is None else files:
+			# tools/ (the kselftest) is no kbuild object.
+			if f.endswith('.c') and not f.startswith('tools/'):
 				o = f[:-2] + '.o'
 				mk = os.path.join(self.tree.path, os.path.dirname(f), 'Makefile')
 				if os.path.basename(o) in file_text(mk):
 					objs.append(o)
 		return objs
 
+	def unchanged_by_base(self) -> List[str]:
+		"""The files the rest of the series changes and its first patch does
+		not: the code of their objects must be the same in the pristine
+		tree and at base, or base is no reference for the series' fix."""
+		first = set(patch_files(self.tree.base_patches))
+		return [f for f in patch_files(self.tree.patches[len(self.tree.base_patches):]) if f not in first]
+
 	def check_id(self, arch, flavour: str, variant: str, frags: List[str], objs: List[str]) -> str:
 		"""The key of what a check build's result depends on: the objects
-		it builds too (a series that moves its code changes them)."""
+		it builds too (a series that moves its code changes them), sparse's
+		version, and what the tree has of the series."""
 		parts = [self.tree.id, *map(file_text, frags), tool_versions(arch),
-			 make_argv_id(arch, *CHECK_FLAGS, *objs), output(['sparse', '--version'])]
-		if variant != 'base':
+			 make_argv_id(arch, *CHECK_FLAGS, *objs), output([self.sparse(), '--version'])]
+		if variant == 'base':
+			parts.append(self.tree.base_digest)
+		elif variant != 'pristine':
 			parts.append(self.tree.digest)
 		return cache_key(*parts)
 
-	def check_build(self, arch_name: str, flavour: str, variant: str) -> str:
-		"""sparse and W=1 on the touched objects, the build's log and its
-		warnings (line numbers dropped, so base and patched compare) in
+	def check_build(self, arch_name: str, flavour: str, variant: str, objs: Optional[List[str]] = None) -> str:
+		"""sparse and W=1 on OBJS (the series' objects by default), the
+		build's log, its warnings (line numbers dropped, so that variants
+		compare) and each object's objdump -dr (OBJ.dis) in
 		LOGS/LINE/check-ARCH-FLAVOUR-VARIANT/, built in the boot test's
-		build directory of the architecture and flavour (the same .config).
-		Cached by check_id, so an unchanged check is not rebuilt."""
+		build directory of the architecture and flavour (the same
+		.config). A build in which kbuild ran no sparse on each object
+		fails. Cached by check_id, so an unchanged check is not rebuilt."""
 		arch = load_arch(arch_name)
 		out = os.path.join(self.tree.logs, f'check-{arch_name}-{flavour}-{variant}')
-		objs = self._objects()
+		objs = self._objects() if objs is None else objs
 		what = f'{arch_name} {flavour} {variant}: {" ".join(os.path.basename(o) for o in objs)}'
 		frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
 		key = self.check_id(arch, flavour, variant, frags, objs)
 		if cache_get('checks', key, out):
-			self._notes(what, out, f' (from the cache, {key})')
+			self._notes(what, out, objs, f' (from the cache, {key})')
 			return out
 		build = self.kernels.build_dir(arch_name, flavour)
 		configure(self.tree, build, arch, frags,
@@ -196,12 +295,17 @@ class StaticChecks:
 				warnings.add(re.sub(r':[0-9]+(:[0-9]+)?:', ':', l, count=1))
 		with open(os.path.join(out, 'warnings'), 'w') as f:
 			f.write(''.join(w + '\n' for w in sorted(warnings)))
-		self._notes(what, out, '')
+		for o in objs:
+			# Relative, so that no path of this build is in it.
+			with open(os.path.join(out, os.path.basename(o) + '.dis'), 'w') as f:
+				f.write(output([arch.cross_compile + 'objdump', '-dr', o], cwd=build))
+		self._notes(what, out, objs, '')
 		cache_put(out, 'checks', key)
 		return out
 
-	def check_argv(self, arch, build: str, objs: List[str]) -> List[str]:
-		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS, *objs)
+	def check_argv(self, arch, build: str, objs: List[str], check: str = '') -> List[str]:
+		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS,
+				  f'CHECK={check or self.sparse()}', *objs)
 
 	def dry_run(self) -> None:
 		"""The commands run_all() runs on the series, none run: checkpatch,
@@ -209,28 +313,38 @@ class StaticChecks:
 		touched .c files that the Makefiles build (here all of them: there
 		is no tree to read yet)."""
 		t, n = self.tree, self.line.name
+		show(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES))
+		wrapper = os.path.join(self.opts.out, 'sparse', 'sparse')
+		print(f'  # {wrapper}: sid\'s sparse through sid\'s loader (unless the cache has it unpacked)', flush=True)
 		for p in t.patches:
 			show(checkpatch_argv(p), t.path)
-		objs = [f[:-2] + '.o' for f in t.files if f.endswith('.c')]
+		objs = [f[:-2] + '.o' for f in t.files if f.endswith('.c') and not f.startswith('tools/')]
+		same = [f[:-2] + '.o' for f in self.unchanged_by_base() if f.endswith('.c') and not f.startswith('tools/')]
 		arches = [(load_arch(a), self.kernels.build_dir(a, f), f) for a, f in self.line.static_checks]
 		print(f'  # {n}: each .config (unless the cache has it)', flush=True)
 		for arch, build, flavour in arches:
 			frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
 			for argv in config_argvs(t.path, build + '.config', arch, frags, self.opts.jobs):
 				show(argv)
-		for variant in ('base', 'patched'):
+		for variant in VARIANTS:
 			print(f'  # {n}: the tree at {variant}', flush=True)
-			for f in (f for f in t.files if f.endswith(('.c', '.h'))):
-				show(['scripts/kernel-doc', '-none', '-Wall', f], t.path)
+			if variant != 'base':
+				for f in (f for f in t.files if f.endswith(('.c', '.h'))):
+					show(['scripts/kernel-doc', '-none', '-Wall', f], t.path)
 			for arch, build, _ in arches:
-				show(self.check_argv(arch, build, objs))
+				argv = self.check_argv(arch, build, same if variant == 'base' else objs, wrapper)
+				show(argv)
+				for o in (same if variant == 'base' else objs):
+					show([arch.cross_compile + 'objdump', '-dr', o], build)
 
-	def _notes(self, what: str, out: str, suffix: str) -> None:
+	def _notes(self, what: str, out: str, objs: Sequence[str], suffix: str) -> None:
 		n = len(file_text(os.path.join(out, 'warnings')).splitlines())
+		# Kbuild says so, and goes on without sparse, when it cannot check
+		# the tree: the check then checks nothing of sparse's.
+		problems = sparse_ran(os.path.join(out, 'log'), objs)
+		if problems:
+			raise HarnessError(f'{what}: {"; ".join(problems)} (see {os.path.join(out, "log")})')
 		note(f'{what}: {n} warnings{suffix}')
-		# Kbuild says so and goes on without sparse when it is too old.
-		if 'C=2 specified, but' in file_text(os.path.join(out, 'log')):
-			note('NOTE: this sparse cannot check this tree: W=1 only')
 
 	@staticmethod
 	def no_new(what: str, base: str, patched: str) -> None:
@@ -239,7 +353,21 @@ class StaticChecks:
 		if new:
 			print('\n'.join(new), flush=True)
 			raise HarnessError(f'{what}: the series adds the warnings above')
-		note(f'{what}: no new warning ({len(old)} in the base)')
+		note(f'{what}: no new warning ({len(old)} in the pristine tree)')
+
+	@staticmethod
+	def same_code(what: str, pristine: str, base: str, objs: Sequence[str]) -> None:
+		"""Each of OBJS's objdump -dr the same in check builds PRISTINE and
+		BASE: the series' first patch changes no instruction and no
+		relocation of them."""
+		for o in objs:
+			a, b = (os.path.join(d, os.path.basename(o) + '.dis') for d in (pristine, base))
+			if file_text(a) != file_text(b):
+				raise HarnessError(f'{what}: {o} compiles to other code at base (the series\' first patch) '
+						   f'than in the pristine tree: the boot test\'s base is no reference '
+						   f'(diff {a} {b})')
+			note(f'{what}: {o}: the same code in the pristine tree and at base '
+			     f'({len(file_text(a).splitlines())} lines of objdump -dr)')
 
 	def run_all(self) -> None:
 		n = self.line.name
@@ -247,26 +375,38 @@ class StaticChecks:
 			self.tags()
 		with stage(f'{n}: tree'):
 			self.tree.prepare()
+		with self.tree.check_builds_only():
+			self._run_all()
+		print(f'{n}: static checks clean', flush=True)
+
+	def _run_all(self) -> None:
+		n = self.line.name
 		with stage(f'{n}: quilt round trip'):
 			self.quilt_round_trip()
 		with stage(f'{n}: git am'):
 			self.git_am()
 		with stage(f'{n}: checkpatch --strict'):
 			self.checkpatch()
+		with stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
+			note(f'{self.sparse()}: sparse {output([self.sparse(), "--version"]).strip()}')
+		same = self._objects(self.unchanged_by_base())
 		results = {}
-		for variant in ('base', 'patched'):
+		for variant in VARIANTS:
 			with stage(f'{n}: tree at {variant}'):
 				self.tree.at(variant)
-			with stage(f'{n}: kernel-doc {variant}'):
-				results[variant, 'kernel-doc'] = self.kerneldoc(variant)
+			if variant != 'base':
+				with stage(f'{n}: kernel-doc {variant}'):
+					results[variant, 'kernel-doc'] = self.kerneldoc(variant)
 			for arch, flavour in self.line.static_checks:
+				objs = same if variant == 'base' else None
 				with stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
-					results[variant, arch, flavour] = os.path.join(
-						self.check_build(arch, flavour, variant), 'warnings')
+					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
 		with stage(f'{n}: kernel-doc: new warnings'):
-			self.no_new('kernel-doc -none', results['base', 'kernel-doc'], results['patched', 'kernel-doc'])
+			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])
 		for arch, flavour in self.line.static_checks:
 			with stage(f'{n}: {arch} {flavour}: new warnings'):
-				self.no_new(f'{arch} {flavour}', results['base', arch, flavour],
-					    results['patched', arch, flavour])
-		print(f'{n}: static checks clean', flush=True)
+				self.no_new(f'{arch} {flavour}', os.path.join(results['pristine', arch, flavour], 'warnings'),
+					    os.path.join(results['patched', arch, flavour], 'warnings'))
+			with stage(f'{n}: {arch} {flavour}: base\'s code of what the fix changes'):
+				self.same_code(f'{arch} {flavour}', results['pristine', arch, flavour],
+					       results['base', arch, flavour], same)

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import unittest
 from unittest import mock
 
@@ -229,13 +230,14 @@ class DefaultLine(unittest.TestCase):
 
 
 def fake_tree(case, files=()):
-	"""A Tree of a line whose series is one patch made here."""
+	"""A Tree of a line whose series is two patches made here."""
 	d = temp_dir(case)
 	series = os.path.join(d, 'series-dir')
 	os.makedirs(series)
-	patch_with(os.path.join(series, '0001-x.patch'), '\nSigned-off-by: A <a@example.org>')
+	for p in ('0001-x.patch', '0002-y.patch'):
+		patch_with(os.path.join(series, p), '\nSigned-off-by: A <a@example.org>')
 	with open(os.path.join(series, 'series'), 'w') as f:
-		f.write('0001-x.patch\n')
+		f.write('0001-x.patch\n0002-y.patch\n')
 	line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', series, ())
 	opts = harness_config.Options(out=os.path.join(d, 'out'), jobs=2)
 	tree = harness_kernel.Tree(line, opts)
@@ -249,21 +251,38 @@ def fake_tree(case, files=()):
 	return tree, opts
 
 
-def change_series(tree):
-	"""The series' change (not its commit message) changed."""
-	with open(tree.patches[0], 'a') as f:
+def change_series(tree, patch=-1):
+	"""The change (not the commit message) of the series' PATCH (the last
+	by default) changed."""
+	with open(tree.patches[patch], 'a') as f:
 		f.write('diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n x\n+y\n')
 	before = tree.digest
 	tree.digest = harness_kernel.series_digest(tree.patches)
+	tree.base_digest = harness_kernel.series_digest(tree.base_patches)
 	assert tree.digest != before
 
 
-class Kunit(HarnessCase):
-	"""kunit.py's result is the verdict; only a passing run is cached, under
-	a key that changes with the series."""
+def kunit_log(skip=(), missing=()):
+	"""kunit.py's kernel output with the series' KUnit cases, SKIP skipped
+	and MISSING absent."""
+	cases = harness_config.kunit_cases(harness_config.series_patches(harness_config.load_lines()[0].series_dir))
+	out = ['KTAP version 1', '1..1', '    KTAP version 1', '    # Subtest: time_test_cases',
+	       f'    1..{len(cases) + 1}', '    ok 1 time64_to_tm_test_date_range']
+	for i, c in enumerate(cases, 2):
+		if c not in missing:
+			out.append(f'    ok {i} {c}' + (' # SKIP needs two CPUs or more' if c in skip else ''))
+	return '\n'.join(out + ['ok 1 time_test_cases']) + '\n'
 
-	def kunit(self, returncode, digest='a'):
-		self.ran = []
+
+class Kunit(HarnessCase):
+	"""kunit.py's result is the verdict, and every KUnit case of the series
+	must have run (the concurrent one needs two CPUs: x86_64 with -smp 2);
+	only a passing run is cached, under a key that changes with the
+	series."""
+
+	def kunit(self, returncode, digest='a', log=None):
+		self.ran, self.envs = [], []
+		log = kunit_log() if log is None else log
 
 		def prepare(tree):
 			for f, text in (('tools/testing/kunit/kunit.py', ''), ('kernel/time/.kunitconfig', 'CONFIG_KUNIT=y\n')):
@@ -274,13 +293,14 @@ class Kunit(HarnessCase):
 				fh.write('tree\n')
 			tree.digest = digest
 
-		def run(argv, cwd=None, check=True, **kwargs):
-			self.ran.append(argv[1])
+		def run(argv, cwd=None, check=True, env=None, **kwargs):
+			self.ran.append(argv[1:])
+			self.envs.append(env)
 			build = [a[len('--build_dir='):] for a in argv if a.startswith('--build_dir=')]
 			if build:
 				os.makedirs(build[0], exist_ok=True)
 				with open(os.path.join(build[0], 'test.log'), 'w') as f:
-					f.write('KTAP version 1\n')
+					f.write(log)
 			return completed(argv, returncode)
 		with mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: None), \
@@ -291,29 +311,60 @@ class Kunit(HarnessCase):
 	def test_a_failing_run_fails_and_is_not_cached(self):
 		self.assertEqual(self.kunit(1), 1)
 		self.assertEqual(self.kunit(0), 0)
-		self.assertEqual(self.ran, ['run'])
+		self.assertEqual([r[0] for r in self.ran], ['run'])
 
 	def test_a_passing_run_is_read_again_from_the_cache(self):
 		self.assertEqual(self.kunit(0), 0)
 		self.assertEqual(self.kunit(0), 0)
-		self.assertEqual(self.ran, ['parse'])
+		self.assertEqual([r[0] for r in self.ran], ['parse'])
 
 	def test_another_series_runs_again(self):
 		self.assertEqual(self.kunit(0, digest='a'), 0)
 		self.assertEqual(self.kunit(0, digest='b'), 0)
-		self.assertEqual(self.ran, ['run'])
+		self.assertEqual([r[0] for r in self.ran], ['run'])
+
+	def test_x86_64_with_two_cpus_in_software_emulation(self):
+		self.assertEqual(self.kunit(0), 0)
+		args = self.ran[0]
+		for a in ('--kunitconfig=kernel/time', '--arch=x86_64', '--kconfig_add=CONFIG_SMP=y', '--qemu_args=-smp 2'):
+			self.assertIn(a, args)
+		# QEMU without -accel kvm, found first in PATH.
+		qemu = os.path.join(self.envs[0]["PATH"].split(os.pathsep)[0], 'qemu-system-x86_64')
+		got = subprocess.run(['bash', '-c', f'sed "s|^exec .* |exec echo |" {qemu} >{qemu}.echo && '
+				      f'bash {qemu}.echo -m 1 -accel kvm -accel hvf -accel tcg -smp 2'],
+				     stdout=subprocess.PIPE, text=True, check=True).stdout
+		self.assertEqual(got.split(), ['-m', '1', '-accel', 'tcg', '-smp', '2'])
+
+	def test_a_skipped_or_missing_case_of_the_series_fails_and_is_not_cached(self):
+		for log in (kunit_log(skip=['ktime_stamp_ns_concurrent_test']),
+			    kunit_log(missing=['ktime_stamp_ns_concurrent_test']),
+			    kunit_log(missing=['ktime_stamp_ns_increasing_test'])):
+			self.assertEqual(self.kunit(0, log=log), 1, log)
+		self.assertEqual(self.kunit(0), 0)
+		self.assertEqual([r[0] for r in self.ran], ['run'])
+
+	def test_what_did_not_run(self):
+		cases = ['a_test', 'b_test']
+		self.assertEqual(harness.kunit_unrun('    ok 1 a_test\n    ok 2 b_test\n', cases), [])
+		self.assertEqual(harness.kunit_unrun('    ok 1 a_test\n    ok 2 b_test # SKIP needs two CPUs or more\n',
+						     cases), ['b_test was skipped (# SKIP needs two CPUs or more)'])
+		self.assertEqual(harness.kunit_unrun('    ok 1 a_test\n    ok 2 b_test_more\n', cases),
+				 ['b_test did not run'])
 
 	def test_the_key_has_the_compiler_kunit_py_and_its_argv(self):
 		tree, _ = fake_tree(self, {'kernel/time/.kunitconfig': 'CONFIG_KUNIT=y\n', 'kunit.py': 'v1'})
-		argv = [os.path.join(tree.path, 'kunit.py'), 'run', '--kunitconfig=kernel/time', '--build_dir=/b', '--jobs=2']
+		argv = [os.path.join(tree.path, 'kunit.py'), 'run', *harness.KUNIT_ARGS, '--build_dir=/b', '--jobs=2']
 
 		def key(gcc='gcc 12\n', argv=argv):
 			with mock.patch.object(harness, 'output', return_value=gcc):
 				return harness.kunit_id(tree, argv)
 		first = key()
-		self.assertEqual(key(argv=argv[:3] + ['--build_dir=/c', '--jobs=9']), first)
+		self.assertEqual(key(argv=argv[:-2] + ['--build_dir=/c', '--jobs=9']), first)
 		self.assertNotEqual(key(gcc='gcc 13\n'), first)
 		self.assertNotEqual(key(argv=argv[:2] + ['--kunitconfig=kernel'] + argv[3:]), first)
+		# The architecture and the CPUs.
+		for a in harness.KUNIT_ARGS[1:]:
+			self.assertNotEqual(key(argv=[x for x in argv if x != a]), first, a)
 		with open(argv[0], 'w') as f:
 			f.write('v2')
 		self.assertNotEqual(key(), first)
@@ -379,30 +430,78 @@ class NewWarnings(unittest.TestCase):
 class StaticBuilds(unittest.TestCase):
 	"""What sparse, W=1 and kernel-doc say is collected to be compared."""
 
-	def test_sparse_and_w1_warnings_and_errors_are_collected_without_line_numbers(self):
+	def check_build(self, log_text, objs=('kernel/time/timekeeping.o',)):
+		"""check_build() of the x86_64 default configuration whose make
+		writes LOG_TEXT: its result directory, or the HarnessError; the
+		make commands in self.made, what was cached in self.cached."""
 		tree, opts = fake_tree(self)
+		self.tree = tree
 		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
 		sc.tree = tree
 		sc.kernels = harness_kernel.Kernels(tree, opts)
-		log = ('  CC      kernel/time/timekeeping.o\n'
-		       f'{tree.path}/kernel/time/timekeeping.c:120:5: warning: symbol \'x\' was not declared\n'
-		       'kernel/time/timekeeping.c:99:1: error: bad thing\n')
+		self.made, self.cached = [], []
 
 		def run(argv, log=None, **kwargs):
+			self.made.append(argv)
 			with open(log, 'w') as f:
-				f.write(log_text)
+				f.write(log_text.replace('TREE', tree.path))
 			return completed(argv)
-		log_text = log
-		with mock.patch.object(sc, 'check_id', return_value='k'), \
-		     mock.patch.object(sc, '_objects', return_value=['kernel/time/timekeeping.o']), \
+		with mock.patch.object(sc, 'check_id', return_value='k'), mock.patch.object(sc, 'sparse', return_value='/sid/sparse'), \
+		     mock.patch.object(sc, '_objects', return_value=list(objs)), \
 		     mock.patch.object(harness_static, 'config_fragments', return_value=[]), \
+		     mock.patch.object(harness_static, 'output', lambda argv, cwd=None: f'{argv[-1]}: code\n'), \
+		     mock.patch.object(harness_static, 'cache_put', lambda *a: self.cached.append(a)), \
 		     mock.patch.object(harness_static, 'configure'), mock.patch.object(harness_static, 'run', run), \
 		     mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(opts.out, 'cache')}), quiet():
-			out = sc.check_build('x86_64', 'default', 'patched')
+			try:
+				return sc.check_build('x86_64', 'default', 'patched')
+			except HarnessError as e:
+				return e
+
+	def test_sparse_and_w1_warnings_and_errors_are_collected_without_line_numbers(self):
+		out = self.check_build('  CC      kernel/time/timekeeping.o\n'
+				       '  CHECK   TREE/kernel/time/timekeeping.c\n'
+				       'TREE/kernel/time/timekeeping.c:120:5: warning: symbol \'x\' was not declared\n'
+				       'kernel/time/timekeeping.c:99:1: error: bad thing\n')
 		with open(os.path.join(out, 'warnings')) as f:
 			self.assertEqual(f.read().splitlines(),
 					 ['kernel/time/timekeeping.c: error: bad thing',
 					  "kernel/time/timekeeping.c: warning: symbol 'x' was not declared"])
+		# Each object's code, for the comparison of the pristine tree and base.
+		with open(os.path.join(out, 'timekeeping.o.dis')) as f:
+			self.assertEqual(f.read(), 'kernel/time/timekeeping.o: code\n')
+		self.assertEqual(len(self.cached), 1)
+
+	def test_kbuild_runs_sid_sparse(self):
+		self.check_build('  CHECK   kernel/time/timekeeping.c\n')
+		self.assertIn('CHECK=/sid/sparse', self.made[0])
+		self.assertEqual([a for a in self.made[0] if a.startswith(('C=', 'W='))], ['C=2', 'W=1'])
+
+	def test_a_sparse_kbuild_refuses_fails_and_is_not_cached(self):
+		"""Kbuild's own words when scripts/checker-valid.sh refuses it: it then
+		builds on, checking nothing."""
+		for note in ('Makefile:1311: C=2 specified, but /sid/sparse is not available or not up to date',
+			     'Makefile:1149: C=2 specified, but sparse is too old'):
+			err = self.check_build(f'{note}\n  CC      kernel/time/timekeeping.o\n'
+					       '  CHECK   kernel/time/timekeeping.c\n')
+			self.assertIsInstance(err, HarnessError, note)
+			self.assertIn('ran no sparse', str(err))
+			self.assertEqual(self.cached, [])
+
+	def test_an_object_sparse_did_not_check_fails(self):
+		err = self.check_build('  CC      kernel/time/timekeeping.o\n  CHECK   drivers/connector/cn_proc.c\n',
+				       objs=('kernel/time/timekeeping.o', 'drivers/connector/cn_proc.o'))
+		self.assertIsInstance(err, HarnessError)
+		self.assertIn('no sparse on kernel/time/timekeeping.c', str(err))
+		self.assertEqual(self.cached, [])
+
+	def test_a_wrapper_runs_sparse_through_its_roots_loader(self):
+		d = temp_dir(self)
+		path = harness_static.sparse_wrapper('/root of sid', os.path.join(d, 'sparse'))
+		self.assertTrue(os.access(path, os.X_OK))
+		self.assertEqual(harness_util.file_text(path).splitlines()[-1],
+				 "exec '/root of sid/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2' "
+				 "--library-path '/root of sid/usr/lib/x86_64-linux-gnu' '/root of sid/usr/bin/sparse' \"$@\"")
 
 	def test_kernel_doc_runs_with_wall_where_it_has_it(self):
 		script = ('#!/bin/sh\n'
@@ -422,14 +521,16 @@ class StaticBuilds(unittest.TestCase):
 
 class StaticComparisons(unittest.TestCase):
 	"""run_all(): kernel-doc and each configuration's sparse and W=1,
-	patched against base."""
+	patched against pristine; the code of what the fix changes, base (the
+	series' first patch) against pristine."""
 
-	def run_all(self, new_in):
+	def run_all(self, new_in=None, code=None):
 		tree, opts = fake_tree(self)
 		line = dataclass_replace(tree.line, static_checks=(('x86_64', 'default'), ('arm64', 'default')))
 		sc = harness_static.StaticChecks(line, opts, '7.3')
 		sc.tree = tree
 		d = temp_dir(self)
+		self.moves, self.builds = [], []
 
 		def warnings(name, variant, extra):
 			path = os.path.join(d, f'{name}-{variant}')
@@ -437,14 +538,22 @@ class StaticComparisons(unittest.TestCase):
 				f.write('a.c: warning: old\n' + ('a.c: warning: new\n' if (name, variant) == extra else ''))
 			return path
 
-		def check_build(arch, flavour, variant):
+		def check_build(arch, flavour, variant, objs=None):
+			self.builds.append((arch, variant, objs))
 			out = os.path.join(d, f'{arch}-{variant}.d')
 			os.makedirs(out, exist_ok=True)
 			os.replace(warnings(arch, variant, new_in), os.path.join(out, 'warnings'))
+			for o in objs or ['kernel/x.o', 'drivers/connector/cn_proc.o']:
+				with open(os.path.join(out, os.path.basename(o) + '.dis'), 'w') as f:
+					f.write('call ktime_get_ns\n' if (arch, variant, o) == code else 'call ktime_get\n')
 			return out
 		with mock.patch.object(sc, 'tags'), mock.patch.object(sc, 'quilt_round_trip'), \
 		     mock.patch.object(sc, 'git_am'), mock.patch.object(sc, 'checkpatch'), \
-		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'at'), \
+		     mock.patch.object(sc, 'sparse', return_value='/sid/sparse'), \
+		     mock.patch.object(harness_static, 'output', return_value='0.6.5\n'), \
+		     mock.patch.object(sc, 'unchanged_by_base', return_value=['drivers/connector/cn_proc.c']), \
+		     mock.patch.object(sc, '_objects', lambda files=None: ['drivers/connector/cn_proc.o'] if files else None), \
+		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'at', self.moves.append), \
 		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
 		     mock.patch.object(sc, 'check_build', check_build), quiet():
 			try:
@@ -453,14 +562,50 @@ class StaticComparisons(unittest.TestCase):
 				return False
 		return True
 
-	def test_warnings_the_base_has_pass(self):
+	def test_warnings_the_pristine_tree_has_pass(self):
 		self.assertTrue(self.run_all(None))
 		for where in ('kernel-doc', 'x86_64', 'arm64'):
-			self.assertTrue(self.run_all((where, 'base')), where)
+			self.assertTrue(self.run_all((where, 'pristine')), where)
 
 	def test_a_warning_the_series_adds_fails(self):
 		for where in ('kernel-doc', 'x86_64', 'arm64'):
 			self.assertFalse(self.run_all((where, 'patched')), where)
+
+	def test_the_tree_pristine_base_patched_and_what_each_builds(self):
+		self.assertTrue(self.run_all())
+		self.assertEqual(self.moves, ['pristine', 'base', 'patched'])
+		same = ['drivers/connector/cn_proc.o']
+		self.assertEqual(self.builds, [('x86_64', 'pristine', None), ('arm64', 'pristine', None),
+					       ('x86_64', 'base', same), ('arm64', 'base', same),
+					       ('x86_64', 'patched', None), ('arm64', 'patched', None)])
+
+	def test_other_code_at_base_fails(self):
+		"""The boot test's A/B rests on it: the first patch changes no
+		instruction of what the fix changes."""
+		for arch in ('x86_64', 'arm64'):
+			self.assertFalse(self.run_all(code=(arch, 'base', 'drivers/connector/cn_proc.o')), arch)
+			self.assertFalse(self.run_all(code=(arch, 'pristine', 'drivers/connector/cn_proc.o')), arch)
+		# Code the series changes on purpose is no failure.
+		self.assertTrue(self.run_all(code=('x86_64', 'patched', 'drivers/connector/cn_proc.o')))
+
+	def test_the_objects_the_fix_changes_and_the_first_patch_does_not(self):
+		tree, opts = fake_tree(self)
+		for p, files in zip(tree.patches, (['include/linux/timekeeping.h', 'kernel/time/timekeeping.c'],
+						   ['drivers/connector/cn_proc.c', 'include/uapi/linux/cn_proc.h',
+						    'kernel/time/timekeeping.c'])):
+			with open(p, 'a') as f:
+				f.write(''.join(f'--- a/{x}\n+++ b/{x}\n@@ -1 +1 @@\n-a\n+b\n' for x in files))
+		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
+		self.assertEqual(sc.unchanged_by_base(), ['drivers/connector/cn_proc.c', 'include/uapi/linux/cn_proc.h'])
+
+	def test_no_object_of_tools(self):
+		"""A kselftest patch's .c files are not kbuild's, even where its
+		Makefile names their objects."""
+		tree, opts = fake_tree(self, {'drivers/connector/Makefile': 'obj-y += cn_proc.o\n',
+					      'tools/testing/selftests/connector/Makefile': 'x: event_check.o\n'})
+		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
+		self.assertEqual(sc._objects(['drivers/connector/cn_proc.c', 'tools/testing/selftests/connector/event_check.c']),
+				 ['drivers/connector/cn_proc.o'])
 
 
 class FileDiffs(unittest.TestCase):
@@ -549,13 +694,21 @@ class CacheKeys(unittest.TestCase):
 	def keys(self):
 		return {v: self.kernels.image_id(self.arch, 'default', v) for v in ('base', 'patched', 'test-mutant')}
 
-	def test_the_series_changes_patched_and_mutant_keys_not_base(self):
+	def test_the_series_beyond_its_first_patch_changes_patched_and_mutant_keys_not_base(self):
 		before = self.keys()
 		change_series(self.tree)
 		after = self.keys()
 		self.assertEqual(before['base'], after['base'])
 		self.assertNotEqual(before['patched'], after['patched'])
 		self.assertNotEqual(before['test-mutant'], after['test-mutant'])
+
+	def test_the_first_patch_changes_every_key(self):
+		"""The base kernel is the tree with the series' first patch."""
+		before = self.keys()
+		change_series(self.tree, patch=0)
+		after = self.keys()
+		for v in before:
+			self.assertNotEqual(before[v], after[v], v)
 
 	def test_a_mutants_patch_changes_its_key(self):
 		before = self.keys()
@@ -626,23 +779,35 @@ class CacheKeys(unittest.TestCase):
 	def check_keys(self, gcc='gcc\n', sparse='sparse 0.6\n', objs=('kernel/x.o',)):
 		sc = harness_static.StaticChecks(self.tree.line, self.opts, '7.3')
 		sc.tree = self.tree
-		with mock.patch.object(harness_static, 'tool_versions', return_value=gcc), \
-		     mock.patch.object(harness_static, 'output', return_value=sparse):
-			return [sc.check_id(self.arch, 'default', v, [], list(objs)) for v in ('base', 'patched')]
+		asked = []
 
-	def test_a_static_checks_key_changes_with_the_series_for_patched_only(self):
+		def output(argv, **kw):
+			asked.append(argv)
+			return sparse
+		with mock.patch.object(harness_static, 'tool_versions', return_value=gcc), \
+		     mock.patch.object(sc, 'sparse', return_value='/sid/sparse'), \
+		     mock.patch.object(harness_static, 'output', output):
+			keys = {v: sc.check_id(self.arch, 'default', v, [], list(objs)) for v in harness_static.VARIANTS}
+		# The version of the sparse kbuild runs: sid's, the wrapper's.
+		self.assertEqual(asked, [['/sid/sparse', '--version']] * len(keys))
+		return keys
+
+	def test_a_static_checks_key_changes_with_what_the_tree_has_of_the_series(self):
 		before = self.check_keys()
 		change_series(self.tree)
 		after = self.check_keys()
-		self.assertEqual(before[0], after[0])
-		self.assertNotEqual(before[1], after[1])
+		self.assertEqual([before[v] == after[v] for v in harness_static.VARIANTS], [True, True, False])
+		change_series(self.tree, patch=0)
+		last = self.check_keys()
+		self.assertEqual([after[v] == last[v] for v in harness_static.VARIANTS], [True, False, False])
+		self.assertEqual(len(set(last.values())), 3)
 
 	def test_a_static_checks_key_has_the_compiler_sparse_objects_and_flags(self):
 		first = self.check_keys()
 		for other in (self.check_keys(gcc='gcc 13\n'), self.check_keys(sparse='sparse 0.7\n'),
 			      self.check_keys(objs=('kernel/y.o',))):
-			self.assertNotEqual(other[0], first[0])
-			self.assertNotEqual(other[1], first[1])
+			for v in first:
+				self.assertNotEqual(other[v], first[v], v)
 		with mock.patch.object(harness_static, 'CHECK_FLAGS', ('C=1', 'W=1')):
 			self.assertNotEqual(self.check_keys(), first)
 
@@ -711,7 +876,7 @@ class NoCache(unittest.TestCase):
 			os.makedirs(argv[-1], exist_ok=True)
 			return completed(argv)
 		with mock.patch.object(harness_kernel, 'run', run), \
-		     mock.patch.object(harness_kernel.Tree, 'pristine', lambda t: self.src), \
+		     mock.patch.object(harness_kernel.Tree, 'source', lambda t: self.src), \
 		     mock.patch.object(harness_kernel.Tree, 'source_id', lambda t: 'linux-source-7.3 7.3.4-1'):
 			tree.prepare()
 			tree.prepare()
@@ -719,26 +884,28 @@ class NoCache(unittest.TestCase):
 		self.assertEqual(copies, ['cp'])
 
 
-def git_patch(old, new, subject='x: Change it'):
+def git_patch(old, new, subject='x: Change it', path='kernel/x.c'):
 	return (f'From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] {subject}\n\n'
-		f'Why.\n\nSigned-off-by: A <a@example.org>\n---\n kernel/x.c | 2 +-\n\n'
-		f'diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n@@ -1 +1 @@\n'
+		f'Why.\n\nSigned-off-by: A <a@example.org>\n---\n {path} | 2 +-\n\n'
+		f'diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n'
 		f'-{old}\n+{new}\n')
 
 
 class TreeStates(unittest.TestCase):
-	"""The line's tree at base, at the series (applied exactly, reapplied
-	when the series changes) and at a mutant, with quilt and patch on a
-	tree of one file."""
+	"""The line's tree pristine, at base (the series' first patch), at the
+	whole series (applied exactly, reapplied when the series changes) and
+	at a mutant, with quilt and patch on a tree of two files, a header
+	(include/x.h, patch 1's) and kernel/x.c (patch 2's); and the mtimes
+	Kbuild decides by."""
 
 	def setUp(self):
 		d = temp_dir(self)
 		self.ksrc = os.path.join(d, 'linux')
-		os.makedirs(os.path.join(self.ksrc, 'kernel'))
-		with open(os.path.join(self.ksrc, 'Makefile'), 'w') as f:
-			f.write('VERSION = 7\nPATCHLEVEL = 3\n')
-		with open(os.path.join(self.ksrc, 'kernel/x.c'), 'w') as f:
-			f.write('base\n')
+		for f, text in (('Makefile', 'VERSION = 7\nPATCHLEVEL = 3\n'), ('kernel/x.c', 'base\n'),
+				('include/x.h', 'header\n')):
+			os.makedirs(os.path.dirname(os.path.join(self.ksrc, f)), exist_ok=True)
+			with open(os.path.join(self.ksrc, f), 'w') as fh:
+				fh.write(text)
 		self.series = os.path.join(d, 'series')
 		os.makedirs(self.series)
 		self.write_series('series')
@@ -751,22 +918,45 @@ class TreeStates(unittest.TestCase):
 		with quiet():
 			self.tree.prepare()
 
-	def write_series(self, new, old='base'):
-		with open(os.path.join(self.series, '0001-x.patch'), 'w') as f:
+	def write_series(self, new, old='base', header='header first'):
+		with open(os.path.join(self.series, '0001-h.patch'), 'w') as f:
+			f.write(git_patch('header', header, 'h: Declare it', 'include/x.h'))
+		with open(os.path.join(self.series, '0002-x.patch'), 'w') as f:
 			f.write(git_patch(old, new))
 		with open(os.path.join(self.series, 'series'), 'w') as f:
-			f.write('0001-x.patch\n')
+			f.write('0001-h.patch\n0002-x.patch\n')
 
 	def state(self):
-		return harness_util.file_text(os.path.join(self.tree.path, 'kernel/x.c')).strip()
+		return tuple(harness_util.file_text(os.path.join(self.tree.path, f)).strip()
+			     for f in ('include/x.h', 'kernel/x.c'))
 
-	def test_base_series_and_back(self):
+	def mtime(self, f):
+		return os.stat(os.path.join(self.tree.path, f)).st_mtime_ns
+
+	def age(self):
+		"""Every file of the tree a day old, as a build long after it sees it."""
+		for root, _, files in os.walk(self.tree.path):
+			for f in files:
+				p = os.path.join(root, f)
+				st = os.stat(p)
+				os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - 86400 * 10**9))
+
+	def test_pristine_base_series_and_back(self):
 		with quiet():
-			self.tree.patched()
-			self.assertEqual(self.state(), 'series')
-			self.tree.base()
-			self.assertEqual(self.state(), 'base')
+			self.tree.at('base')
+			self.assertEqual(self.state(), ('header first', 'base'))
+			self.tree.at('patched')
+			self.assertEqual(self.state(), ('header first', 'series'))
+			self.tree.at('base')
+			self.assertEqual(self.state(), ('header first', 'base'))
+			self.tree.at('pristine')
+			self.assertEqual(self.state(), ('header', 'base'))
+			self.assertFalse(os.path.exists(os.path.join(self.tree.path, '.pc')))
+			self.tree.at('patched')
+			self.tree.at('pristine')
+			self.assertEqual(self.state(), ('header', 'base'))
 		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'kernel/x.c')), 'base\n')
+		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'include/x.h')), 'header\n')
 
 	def test_a_changed_series_is_applied_again(self):
 		with quiet():
@@ -774,27 +964,115 @@ class TreeStates(unittest.TestCase):
 			self.write_series('series v2')
 			self.tree = harness_kernel.Tree(self.tree.line, self.opts)
 			self.tree.patched()
-		self.assertEqual(self.state(), 'series v2')
+		self.assertEqual(self.state(), ('header first', 'series v2'))
 
-	def test_a_series_that_does_not_apply_fails_and_leaves_base(self):
-		with open(os.path.join(self.series, '0002-y.patch'), 'w') as f:
+	def test_a_series_that_does_not_apply_fails_and_leaves_it_pristine(self):
+		with open(os.path.join(self.series, '0003-y.patch'), 'w') as f:
 			f.write(git_patch('not there', 'more'))
 		with open(os.path.join(self.series, 'series'), 'a') as f:
-			f.write('0002-y.patch\n')
+			f.write('0003-y.patch\n')
 		tree = harness_kernel.Tree(self.tree.line, self.opts)
+		with quiet():
+			tree.base()
 		with quiet(), self.assertRaises(HarnessError):
 			tree.patched()
-		self.assertEqual(self.state(), 'base')
+		self.assertEqual(self.state(), ('header', 'base'))
 
 	def test_a_mutant_on_the_series_and_off_again(self):
 		with quiet(), mock.patch.object(harness_kernel, 'mutant_patch', lambda v, out: self.mutant):
 			self.tree.at('mutant')
-			self.assertEqual(self.state(), 'mutant')
+			self.assertEqual(self.state(), ('header first', 'mutant'))
 			self.tree.at('patched')
-			self.assertEqual(self.state(), 'series')
+			self.assertEqual(self.state(), ('header first', 'series'))
 			self.tree.at('mutant')
 			self.tree.at('base')
-			self.assertEqual(self.state(), 'base')
+			self.assertEqual(self.state(), ('header first', 'base'))
+
+	def test_a_changed_file_is_newer_than_every_build_and_an_unchanged_one_keeps_its_mtime(self):
+		with quiet():
+			self.tree.base()
+			self.age()
+			header, source = self.mtime('include/x.h'), self.mtime('kernel/x.c')
+			built = time.time_ns() - 1
+			self.tree.patched()
+			self.assertEqual(self.mtime('include/x.h'), header)
+			self.assertGreater(self.mtime('kernel/x.c'), built)
+			self.age()
+			header, built = self.mtime('include/x.h'), time.time_ns() - 1
+			self.tree.base()	# quilt restores kernel/x.c with its old mtime
+			self.assertGreater(self.mtime('kernel/x.c'), built)
+			self.assertEqual(self.mtime('include/x.h'), header)
+			# The series applied again (another patch 2): the header
+			# patch 1 changes, as every object includes it, keeps its time.
+			self.tree.patched()
+			self.age()
+			header = self.mtime('include/x.h')
+			self.write_series('series v2')
+			self.tree = harness_kernel.Tree(self.tree.line, self.opts)
+			self.tree.patched()
+			self.assertEqual(self.mtime('include/x.h'), header)
+			self.assertEqual(self.state(), ('header first', 'series v2'))
+
+	def test_a_file_restored_with_an_old_mtime_is_made_new(self):
+		"""What quilt or patch restores may carry the mtime of its backup
+		(this machine's quilt pop touches it; the tree does not rely on it)."""
+		with quiet():
+			self.tree.patched()
+		built = time.time_ns() - 1
+
+		def restore(n):
+			p = os.path.join(self.tree.path, 'kernel/x.c')
+			with open(p, 'w') as f:
+				f.write('base\n')
+			os.utime(p, ns=(0, 0))
+		with mock.patch.object(self.tree, '_apply', restore):
+			self.tree.base()
+		self.assertGreater(self.mtime('kernel/x.c'), built)
+
+	def test_the_static_checks_tour_leaves_what_it_restored_as_it_was(self):
+		"""Pristine, base and patched in turn for the check builds: the header
+		patch 1 changes is back at its mtime afterwards, so a boot build
+		rebuilds nothing for it; every move within the tour is seen."""
+		with quiet():
+			self.tree.patched()
+			self.age()
+			header, source = self.mtime('include/x.h'), self.mtime('kernel/x.c')
+			built = time.time_ns() - 1
+			with self.tree.check_builds_only():
+				self.tree.pristine()
+				self.assertGreater(self.mtime('include/x.h'), built)
+				self.assertGreater(self.mtime('kernel/x.c'), built)
+				pristine = time.time_ns() - 1
+				self.tree.base()
+				self.assertGreater(self.mtime('include/x.h'), pristine)
+				self.tree.patched()
+			self.assertEqual((self.mtime('include/x.h'), self.mtime('kernel/x.c')), (header, source))
+			# Left at another state, a changed file stays new.
+			with self.tree.check_builds_only():
+				self.tree.pristine()
+				self.tree.base()
+			self.assertEqual(self.mtime('include/x.h'), header)
+			self.assertGreater(self.mtime('kernel/x.c'), built)
+			# Left by an error: nothing restored.
+			self.tree.patched()
+			self.age()
+			header = self.mtime('include/x.h')
+			with self.assertRaises(HarnessError), self.tree.check_builds_only():
+				self.tree.pristine()
+				self.tree.patched()
+				raise HarnessError('a check failed')
+			self.assertGreater(self.mtime('include/x.h'), header)
+
+	def test_the_source_a_tree_is_linked_to_keeps_its_mtimes(self):
+		src = os.path.join(self.ksrc, 'include/x.h')
+		before = os.stat(src).st_mtime_ns
+		linked = os.path.join(self.tree.path, 'include/x.h')
+		os.remove(linked)
+		os.link(src, linked)
+		harness_kernel.Tree._set_mtime(linked, before - 10**9)
+		self.assertEqual(os.stat(src).st_mtime_ns, before)
+		self.assertEqual(os.stat(linked).st_mtime_ns, before - 10**9)
+		self.assertEqual(harness_util.file_text(linked), 'header\n')
 
 
 FAKE_QEMU = '''#!/bin/sh

@@ -293,14 +293,16 @@ class Runs(unittest.TestCase):
 
 	def test_every_expected_failure_is_a_check_the_run_reports(self):
 		kunit = 'kunit:ktime_stamp_ns_concurrent_test'
+		# The base kernel has the series' first patch, and its KUnit cases.
 		ok = [{'patched': {'fail': ['load_order', kunit]}},
 		      {'base': {'may_fail': ['ack_order']}},
+		      {'base': {'fail': [kunit]}},
 		      {'patched': {'may_fail': ['client:keepalived']}, 'base': {'fail': ['client:extrace']}}]
 		for kernels in ok:
 			self.assertTrue(self.load({**self.GOOD, 'clients': True, 'kernels': kernels}))
 		bad = [{'patched': {'fail': ['load_ordr']}},
 		       {'patched': {'fail': ['kunit:ktime_stamp_ns_concurent_test']}},
-		       {'base': {'fail': [kunit]}},
+		       {'base': {'fail': ['kunit:ktime_stamp_ns_concurent_test']}},
 		       {'patched': {'fail': ['client:keepalive']}}]
 		for kernels in bad:
 			with self.assertRaises(HarnessError, msg=kernels):
@@ -318,10 +320,16 @@ class Runs(unittest.TestCase):
 			self.assertIn(name, harness_config.SELFTEST_CHECKS)
 
 	def test_the_kunit_cases_are_the_series(self):
+		cases = ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
+			 'ktime_stamp_ns_clock_stalled_test', 'ktime_stamp_ns_concurrent_test']
 		for line in harness_config.load_lines():
-			self.assertEqual(harness_config.kunit_cases(line.series_dir),
-					 ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
-					  'ktime_stamp_ns_clock_stalled_test', 'ktime_stamp_ns_concurrent_test'])
+			self.assertEqual(harness_config.kunit_cases(harness_config.series_patches(line.series_dir)), cases)
+			# Patch 1 adds them: the base kernel runs them too.
+			self.assertEqual(harness_config.kunit_cases(harness_config.base_patches(line.series_dir)), cases)
+			run = harness_config.load_runs(harness_config.load_lines())[0]
+			for variant in ('base', 'patched'):
+				self.assertEqual([c for c in harness_config.reportable(run, line, variant) if c.startswith('kunit:')],
+						 ['kunit:' + c for c in cases], variant)
 
 	def init_check(self, params):
 		return subprocess.run(['sh', os.path.join(TOP, 'tests', 'init'), '--check'],
@@ -539,7 +547,7 @@ class Orchestration(HarnessCase):
 		status, out = self.boot_test(lambda name: 'x86_64-jiffies-base.log', CONFIGS='jiffies')
 		self.assertEqual(status, 1)
 		self.assertEqual(self.verdicts(), {'jiffies.base': [], 'jiffies.patched': [
-			('no_kunit', ''), ('failed', 'load_order'), ('failed', 'load_unique')]})
+			('failed', 'load_order'), ('failed', 'load_unique')]})
 		self.assertNotIn('passed', out)
 
 	def test_a_hung_boot_fails(self):
@@ -602,11 +610,17 @@ class DryRun(HarnessCase):
 		commands = {s.splitlines()[0]: [l.strip()[2:] for l in s.splitlines() if l.strip().startswith('$ ')]
 			    for s in steps}
 		self.assertEqual(commands['per-file diffs'] + commands['unit tests'], [])
-		checks = [c.split()[-4:] for c in commands['static checks'] if 'C=2 W=1' in c]
-		self.assertEqual(len(checks), 4)	# x86_64 and arm64, base and patched
+		checks = [c for c in commands['static checks'] if 'C=2 W=1' in c]
+		# x86_64 and arm64: pristine, base (the objects of the fix only), patched.
+		self.assertEqual(len(checks), 6)
+		self.assertEqual([c.endswith(' drivers/connector/cn_proc.o') for c in checks], [False] * 2 + [True] * 2 + [False] * 2)
+		for c in checks:
+			self.assertIn(f'CHECK={self.env["OUT"]}/sparse/sparse', c)
+		self.assertIn('debs.sh sid sparse libc6', ' '.join(commands['static checks']))
 		self.assertIn('scripts/checkpatch.pl --strict', ' '.join(commands['static checks']))
 		self.assertIn('litmus.py run', commands['litmus tests'][0])
-		self.assertIn('kunit.py run --kunitconfig=kernel/time', commands['kunit.py'][0])
+		self.assertIn("kunit.py run --kunitconfig=kernel/time --arch=x86_64 --kconfig_add=CONFIG_SMP=y '--qemu_args=-smp 2'",
+			      commands['kunit.py'][0])
 		self.assertEqual(sum(c.startswith('qemu-system-') for c in commands['boot test']), 2)
 		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 

@@ -98,9 +98,17 @@ class Logs(unittest.TestCase):
 	def test_a_base_boot_fails_as_its_run_expects(self):
 		res = self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'base'), [])
 		self.assertEqual(res['checks']['load_order'], 'FAIL')
-		# The base kernel has no KUnit case of the series: fine for base only.
+		# The base kernel (the series' first patch) runs the KUnit cases.
+		self.assertEqual({k: v for k, v in res['checks'].items() if k.startswith('kunit:')},
+				 {'kunit:' + c: 'ok' for c in harness_config.kunit_cases(
+					 harness_config.base_patches(harness_config.load_lines()[0].series_dir))})
 		self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'patched'),
-				   [('no_kunit', ''), ('failed', 'load_order'), ('failed', 'load_unique')])
+				   [('failed', 'load_order'), ('failed', 'load_unique')])
+
+	def test_a_base_kernel_must_run_its_kunit_cases(self):
+		"""It has the series' first patch, which adds them."""
+		lines = [l for l in log_lines('x86_64-jiffies-base.log') if 'ktime_stamp_ns' not in l]
+		self.assertIn(('no_kunit', ''), kinds(judge_lines(lines, boot('jiffies', 'base'))[1]))
 
 	def test_must_fail_and_may_fail(self):
 		b = boot('jiffies', 'base')
