@@ -341,8 +341,11 @@ CG=/sys/fs/cgroup
 CG_DEST=/cn_proc_cg
 mkdir -p "$CG"
 mount -t cgroup2 cgroup2 "$CG" || diag "cannot mount cgroup2 on $CG"
+# libcgroup moves a process into a v2 cgroup through a controller (the
+# rule's), and only one its parent enables for its children.
+echo +pids >"$CG/cgroup.subtree_control" || diag "cannot enable the pids controller below $CG"
 mkdir -p "$CG$CG_DEST"
-diag "cgroup2: controllers: $(cat "$CG/cgroup.controllers" 2>&1)"
+diag "cgroup2: controllers: $(cat "$CG/cgroup.controllers" 2>&1), enabled below the root: $(cat "$CG/cgroup.subtree_control" 2>&1)"
 
 # cgroup_of PID: the process's cgroup v2 path ("0::PATH").
 cgroup_of() {
@@ -375,6 +378,9 @@ cgrulesengd_client() {
 		finish "$_n"
 		return
 	fi
+	# It reads /etc/cgconfig.conf (staged) and /etc/cgconfig.d, and does
+	# not start without both.
+	mkdir -p /etc/cgconfig.d
 	# -d: no daemon, everything logged to stdout (flushed a line at a
 	# time), the subscription's "Message sent" too.
 	"$@" -d >"$clog" 2>&1 &
