@@ -525,7 +525,7 @@ FLAGS = {
 	'jobs': ('N', 'make -j for kernel builds'),
 	'boot_timeout': ('SECONDS', 'seconds before a boot counts as hung'),
 	'debs_mirror': ('URL', "the Debian mirror; the machine's apt mirror by default"),
-	'clients_suite': ('SUITE', 'the Debian suite of keepalived and extrace'),
+	'clients_suite': ('SUITE', "the Debian suite of keepalived, extrace and cgrulesengd (sid's run beside them)"),
 	'bench_pairs': ('N', 'rounds of the storm, each booting every design once, in each accelerator mode'),
 	'bench_cpus': ('N', "the bench guests' CPUs"),
 	'storm_args': ('ARGS', "the storm's -w workers, -t seconds a round and -r rounds"),

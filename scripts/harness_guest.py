@@ -9,7 +9,7 @@ tests/init and its console_drain, the kselftest install of the selftest
 for each listener of the architecture (/kselftest, /kselftest32), make
 bench's event storm (all static), what run_kselftest.sh needs beyond
 busybox (harness_stage.TOOLS), and the real clients where the
-architecture runs them (harness_stage.CLIENTS).
+architecture runs them (harness_stage.CLIENTS, and NEWEST_CLIENTS in /sid).
 
 The kselftest install is what a CI system builds from mainline to run on
 any kernel: the newest line's source (its run_kselftest.sh, lib.mk,
@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from harness_config import Arch, Options
 from harness_kernel import Tree, kmake_argv
 import harness_results
-from harness_stage import CLIENTS, TOOLS, TOOLS_SUITE, debs, stage_fragment
+from harness_stage import CLIENTS, NEWEST_CLIENTS, NEWEST_SUITE, TOOLS, TOOLS_SUITE, debs, stage_fragment
 from harness_util import TOP, HarnessError, file_text, note, output, run, stage
 
 KSELFTEST = 'tools/testing/selftests'
@@ -113,6 +113,10 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -
 		clients = os.path.join(opts.out, 'clients')
 		stage_fragment(CLIENTS, opts, arch, opts.clients_suite, clients)
 		shutil.copytree(clients, root, symlinks=True, dirs_exist_ok=True)
+		# sid's, under /sid with its libc: nothing of it in the root's.
+		newest = os.path.join(opts.out, 'clients-newest')
+		stage_fragment(NEWEST_CLIENTS, opts, arch, NEWEST_SUITE, newest)
+		shutil.copytree(newest, root, symlinks=True, dirs_exist_ok=True)
 	# The same libraries and loader link as the clients', where both are.
 	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
 	stage_fragment(TOOLS, opts, arch, TOOLS_SUITE, tools)

@@ -21,10 +21,13 @@ the selftest, naming the namespace.
 A boot's checks are the KUnit cases the kernel ran ("kunit:CASE"), the
 selftest's results ("NAME"), the selftest's result in each namespace
 ("netns:cn_proc_test", "pidns:", "userns:") and the real clients'
-("client:NAME").
+("client:NAME"); before each client's result the guest names the Debian
+release that ran ("# cn_proc-staged: NAME PACKAGE VERSION SUITE"), which
+the table shows beside the check.
 Whatever the run expects, a boot fails that timed out; whose init refused
 its parameters or did not start; whose part did not start, finish, report
-its whole plan, or exit with the status its results call for; whose
+its whole plan, or exit with the status its results call for; without
+a result of every client, or with one but not the release that ran; whose
 kernel reported a problem (panic, oops, BUG, WARNING, lockdep, atomic
 sleep, UBSAN, KASAN, stall); that used another clocksource, preemption
 model or atomics than its run names; or, with the series, ran no KUnit
@@ -37,7 +40,7 @@ import re
 import sys
 from typing import Dict, List, Optional, Sequence
 
-from harness_config import Boot, load_arch
+from harness_config import CLIENT_CHECKS, Boot, load_arch
 
 PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
 PROBLEMS = re.compile(
@@ -59,6 +62,7 @@ SKIP_FOR = {'cn_proc-selftest-netns': 'network namespace', 'cn_proc-selftest-pid
 	    'cn_proc-selftest-userns': 'user namespace'}
 KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
 SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
+STAGED = re.compile(r'# cn_proc-staged: ([a-z0-9_]+) (\S+) (\S+) (\S+)$')
 
 _parser = None
 
@@ -119,7 +123,7 @@ def split_log(lines: Sequence[str]):
 def parse(lines: Sequence[str]) -> dict:
 	"""One boot's results, JSON-serialisable."""
 	kernel, init, parts, problems = split_log(lines)
-	res = {'checks': {}, 'diag': {}, 'parts': {}, 'problems': problems, 'init': None,
+	res = {'checks': {}, 'diag': {}, 'staged': {}, 'parts': {}, 'problems': problems, 'init': None,
 	       'init_errors': [], 'clocksources': [], 'atomics': None, 'preempt': None, 'kunit_errors': []}
 	for msg in kernel:
 		# arm64's atomics: LL/SC unless LSE was detected by the time the
@@ -152,6 +156,9 @@ def parse(lines: Sequence[str]) -> dict:
 		res['parts'][name] = info
 		lines = kselftest_part(p, info) if name in KSELFTEST_PARTS else p['lines']
 		for l in lines:
+			m = STAGED.match(l)
+			if m and name == 'cn_proc-clients':
+				res['staged']['client:' + m.group(1)] = ' '.join(m.group(2, 3, 4))
 			if l.startswith('# cn_proc:'):
 				for kv in l[len('# cn_proc:'):].split():
 					key, _, val = kv.partition('=')
@@ -209,7 +216,8 @@ class Why(str):
 
 
 KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'init_missing', 'init_mode',
-	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status',
+	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
+	 'client_missing',
 	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail')
 
 
@@ -251,6 +259,13 @@ def problems(res: dict, boot: Boot) -> List[Why]:
 	if res['init'] is not None:
 		for part in run.parts():
 			why += part_problems(res, part)
+	# Every client runs on every kernel of a run with the clients.
+	if run.clients and 'cn_proc-clients' in res['parts']:
+		why += [Why('client_missing', 'client:' + c, f'client:{c}: no result')
+			for c in CLIENT_CHECKS if 'client:' + c not in res['checks']]
+	# What ran must be named: a client's result without its release.
+	why += [Why('release', c, f'{c}: the guest did not name the release that ran')
+		for c in res['checks'] if c.startswith('client:') and c not in res.get('staged', {})]
 	return why
 
 
@@ -365,6 +380,10 @@ def table(judged: Sequence[dict]) -> List[str]:
 		if all(j['res']['checks'].get(n) == 'skip' for j in judged):
 			continue
 		label = 'KUnit ' + n[6:] if n.startswith('kunit:') else n
+		# A client's row names the release that ran (every boot's).
+		releases = list(dict.fromkeys(j['res'].get('staged', {}).get(n) for j in judged if n in j['res']['checks']))
+		if n.startswith('client:') and releases and None not in releases:
+			label += f' ({"; ".join(releases)})'
 		rows.append(row(label, lambda j, n=n: j['res']['checks'].get(n)))
 	for label, key in FIGURES:
 		rows.append(row(label, lambda j, key=key: _figure(j['res'], key)))

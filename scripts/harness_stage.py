@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Programs of Debian's packages staged for the test guest, with every
 shared library they load, as a fragment of a root file system: the real
-clients (CLIENTS) and what run_kselftest.sh needs beyond busybox (TOOLS).
+clients (CLIENTS, bookworm's), the newest releases of some of them
+(NEWEST_CLIENTS, sid's, in a root of their own) and what run_kselftest.sh
+needs beyond busybox (TOOLS).
 
 Nothing is installed or run: debs.sh downloads the packages of the
 guest's architecture, dpkg-deb -x unpacks each into a tree of its own.
@@ -9,7 +11,12 @@ The libraries are the closure of the programs' ELF NEEDED entries, read
 here (no binutils of the guest's architecture needed), one file a soname
 in usr/lib/TRIPLET; a soname no unpacked package has is looked for in
 what the package needing it depends on. The loader the program names
-(PT_INTERP) is linked to its copy among the libraries.
+(PT_INTERP) is linked to its copy among the libraries. A fragment with a
+root of its own (Fragment.root) has its programs, libraries and loader
+link under it: another suite's libc and libraries never mix with the
+guest's; its programs run through its loader, with --library-path. Each
+fragment says in staged/KIND which package versions of which suite it
+holds, and where its loader and libraries are: what the guest reports.
 
 A fragment is kept in the cache under the identities of the .deb files it
 was staged from, the suite, the architecture and the guest-side files
@@ -50,13 +57,35 @@ class Fragment:
 	programs: Tuple[Program, ...]
 	# Files of the repository the guest runs: (path, in the guest, mode).
 	guest_files: Tuple[Tuple[str, str, int], ...] = ()
+	# The directory of the guest the programs (Program.to) and their
+	# libraries are staged in; '' for its root.
+	root: str = ''
+	# Data files of the packages the programs read, staged as they are,
+	# where the programs look for them (Program.to: from the guest's root).
+	data: Tuple[Program, ...] = ()
 
 
 CLIENTS = Fragment('guest-clients',
 		   (Program('keepalived', 'usr/sbin/keepalived', 'usr/sbin/keepalived'),
-		    Program('extrace', 'usr/bin/extrace', 'usr/bin/extrace')),
+		    Program('extrace', 'usr/bin/extrace', 'usr/bin/extrace'),
+		    Program('cgroup-tools', 'usr/sbin/cgrulesengd', 'usr/sbin/cgrulesengd')),
 		   (('tests/clients/run.sh', 'clients/run.sh', 0o755),
-		    ('tests/clients/keepalived.conf', 'clients/keepalived.conf', 0o644)))
+		    ('tests/clients/keepalived.conf', 'clients/keepalived.conf', 0o644),
+		    ('tests/clients/cgrules.conf', 'etc/cgrules.conf', 0o644),
+		    ('tests/clients/cgconfig.conf', 'etc/cgconfig.conf', 0o644)))
+
+# The newest Debian releases of the clients that read more than the
+# events' pids, run beside bookworm's (tests/clients/run.sh): sid's
+# binaries need sid's libc, so they live in /sid with sid's libraries.
+NEWEST_SUITE = 'sid'
+NEWEST_CLIENTS = Fragment('guest-clients-newest',
+			  (Program('keepalived', 'usr/sbin/keepalived', 'usr/sbin/keepalived'),
+			   Program('cgroup-tools', 'usr/sbin/cgrulesengd', 'usr/sbin/cgrulesengd')),
+			  root='sid',
+			  # keepalived 2.3 does not start without it (bookworm's 2.2.7
+			  # reads its build options from its own binary instead).
+			  data=(Program('keepalived', 'etc/keepalived/keepalived.config-opts',
+					'etc/keepalived/keepalived.config-opts'),))
 
 # bash for runner.sh's "ip netns exec NAME bash" (-n); iproute2's ip for
 # "ip netns add" (-n), busybox's has no netns; coreutils' timeout takes
@@ -253,7 +282,7 @@ class Stager:
 		if not os.path.isfile(path):
 			raise HarnessError(f'package {prog.package} has no /{prog.path}')
 		copy_file(path, os.path.join(self.stage, prog.to), 0o755)
-		note(f'/{prog.to} ({prog.package} {pkg.version}, {self.debian_arch})')
+		note(f'{prog.to} ({prog.package} {pkg.version}, {self.debian_arch})')
 		self.resolve(path, prog.package)
 		loader = elf_needs(path, self.machine)[1]
 		if not loader or os.path.basename(loader) not in self.libs:
@@ -271,12 +300,13 @@ def link_loaders(frag: Fragment, debian_arch: str, dest: str) -> None:
 	among the libraries: where the program looks for it. Made after the
 	cache, which keeps files, not links."""
 	triplet, machine = TRIPLETS[debian_arch]
+	root = os.path.join(dest, frag.root)
 	for prog in frag.programs:
-		loader = elf_needs(os.path.join(dest, prog.to), machine)[1]
-		target = os.path.join(dest, 'usr', 'lib', triplet, os.path.basename(loader))
+		loader = elf_needs(os.path.join(root, prog.to), machine)[1]
+		target = os.path.join(root, 'usr', 'lib', triplet, os.path.basename(loader))
 		if not loader or not os.path.isfile(target):
-			raise HarnessError(f'{dest}/{prog.to}: its loader \'{loader}\' is not among its libraries')
-		link = dest + loader
+			raise HarnessError(f'{root}/{prog.to}: its loader \'{loader}\' is not among its libraries')
+		link = os.path.normpath(root + loader)
 		os.makedirs(os.path.dirname(link), exist_ok=True)
 		if os.path.lexists(link):
 			os.remove(link)
@@ -289,8 +319,9 @@ def fragment_key(frag: Fragment, suite: str, debian_arch: str, debs: Dict[str, s
 	"""The key of what FRAG stages from the .deb files DEBS (file name ->
 	sha256) of SUITE and DEBIAN_ARCH: those, the programs and the guest
 	files' contents."""
-	return cache_key(frag.kind, suite, debian_arch,
+	return cache_key(frag.kind, suite, debian_arch, f'root:{frag.root}',
 			 *(f'{p.package}:{p.path}:{p.to}' for p in frag.programs),
+			 *(f'data {p.package}:{p.path}:{p.to}' for p in frag.data),
 			 *(f'{name} {sha}' for name, sha in sorted(debs.items())),
 			 *(f'{to} {mode:o}\n{file_text(os.path.join(TOP, path))}' for path, to, mode in frag.guest_files))
 
@@ -311,10 +342,21 @@ def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str) -> N
 				note(f'{dest}: from the cache ({cache_dir()}/{frag.kind}/{key})')
 				return
 		stage = os.path.join(work, 'stage')
-		stager = Stager(lambda names: unpack(opts, suite, arch, work, names), da, stage)
+		stager = Stager(lambda names: unpack(opts, suite, arch, work, names), da, os.path.join(stage, frag.root))
 		stager.add([p.package for p in frag.programs])
 		for prog in frag.programs:
 			stager.program(prog)
+		for d in frag.data:
+			path = os.path.join(stager.unpacked[d.package].root, d.path)
+			if not os.path.isfile(path):
+				raise HarnessError(f'package {d.package} has no /{d.path}')
+			copy_file(path, os.path.join(stage, d.to), 0o644)
+		staged = os.path.join(stage, 'staged', frag.kind)
+		os.makedirs(os.path.dirname(staged), exist_ok=True)
+		with open(staged, 'w') as f:
+			loader = elf_needs(os.path.join(stager.stage, frag.programs[0].to), stager.machine)[1]
+			f.write(staged_text(frag, suite, da, {p.package: stager.unpacked[p.package].version
+							      for p in frag.programs}, os.path.basename(loader)))
 		for path, to, mode in frag.guest_files:
 			copy_file(os.path.join(TOP, path), os.path.join(stage, to), mode)
 		key = fragment_key(frag, suite, da, deb_identities([p.deb for p in stager.unpacked.values()]))
@@ -329,10 +371,25 @@ def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str) -> N
 		note(f'staged in {dest}: {len(stager.libs)} libraries')
 
 
+def staged_text(frag: Fragment, suite: str, debian_arch: str, versions: Dict[str, str], loader: str) -> str:
+	"""The guest's staged/KIND: "package NAME VERSION SUITE" for each
+	program's package (VERSIONS: name -> Debian version), then "loader
+	PATH LIBDIR" (LOADER: the programs' loader's file name), both absolute
+	in the guest, which run.sh runs the programs of a fragment with a root
+	of its own through."""
+	triplet = TRIPLETS[debian_arch][0]
+	root = '/' + frag.root if frag.root else ''
+	lines = [f'package {name} {versions[name]} {suite}' for name in dict.fromkeys(p.package for p in frag.programs)]
+	lines.append(f'loader {root}/usr/lib/{triplet}/{loader} {root}/usr/lib/{triplet}')
+	return '\n'.join(lines) + '\n'
+
+
 def fragments(opts, arch: Arch) -> List[Tuple[Fragment, str]]:
-	"""What ARCH's guest holds, each with its suite: the real clients where
-	the architecture runs them, the tools always."""
-	return ([(CLIENTS, opts.clients_suite)] if arch.clients else []) + [(TOOLS, TOOLS_SUITE)]
+	"""What ARCH's guest holds, each with its suite: the real clients,
+	bookworm's and the newest, where the architecture runs them, the tools
+	always."""
+	return ([(CLIENTS, opts.clients_suite), (NEWEST_CLIENTS, NEWEST_SUITE)] if arch.clients else []) + \
+		[(TOOLS, TOOLS_SUITE)]
 
 
 def staging_commands(frag: Fragment, opts, arch: Arch, suite: str) -> List[str]:

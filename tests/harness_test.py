@@ -592,13 +592,16 @@ class DryRun(HarnessCase):
 				 ['cn_proc_storm.c', 'console_drain.c'] * 2)
 		# The guests' programs: the clients where the architecture runs
 		# them, the tools everywhere, each package fetched and unpacked.
-		fetched = [(c[0], c[next(i for i, w in enumerate(c) if w.endswith('/debs.sh')) + 2:]) for c in commands
-			   if any(w.endswith('/debs.sh') for w in c)]
+		# sid's newest clients beside bookworm's.
+		fetched = [(c[0], *(lambda i: (c[i + 1], c[i + 2:]))(next(i for i, w in enumerate(c) if w.endswith('/debs.sh'))))
+			   for c in commands if any(w.endswith('/debs.sh') for w in c)]
 		tools = ['bash', 'iproute2', 'coreutils']
-		self.assertEqual(fetched[0], (os.path.join(harness_util.SCRIPTS, 'debs.sh'), ['linux-source-7.3']))
-		self.assertEqual(fetched[1:], [('DEBS_ARCH=amd64', ['keepalived', 'extrace']), ('DEBS_ARCH=amd64', tools),
-					       ('DEBS_ARCH=arm64', tools)])
-		self.assertEqual(len([c for c in commands if c[:2] == ['dpkg-deb', '-x']]), 8)
+		self.assertEqual(fetched[0], (os.path.join(harness_util.SCRIPTS, 'debs.sh'), 'trixie-backports',
+					      ['linux-source-7.3']))
+		self.assertEqual(fetched[1:], [('DEBS_ARCH=amd64', 'bookworm', ['keepalived', 'extrace', 'cgroup-tools']),
+					       ('DEBS_ARCH=amd64', 'sid', ['keepalived', 'cgroup-tools']),
+					       ('DEBS_ARCH=amd64', 'bookworm', tools), ('DEBS_ARCH=arm64', 'bookworm', tools)])
+		self.assertEqual(len([c for c in commands if c[:2] == ['dpkg-deb', '-x']]), 11)
 		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 
 	def test_make_check_shows_the_commands_of_each_step_that_builds_or_boots(self):

@@ -63,6 +63,12 @@ def edited(log, old, new, count=1):
 	return text.replace(old, new).splitlines(True)
 
 
+def edited_lines(lines, old, new):
+	text = ''.join(lines)
+	assert text.count(old) == 1, (old, text.count(old))
+	return text.replace(old, new).splitlines(True)
+
+
 def judge_lines(lines, b, timed_out=False):
 	res = harness_results.parse(lines)
 	res['timed_out'] = timed_out
@@ -241,6 +247,20 @@ class Logs(unittest.TestCase):
 		res = self.assertVerdict('pidns-wrong-reason.log', boot('smp2'), [('namespace_skip', 'cn_proc-selftest-pidns')])
 		self.assertNotIn('pid namespace', res['parts']['cn_proc-selftest-pidns']['skip'])
 
+	def test_a_clients_result_must_name_the_release_that_ran(self):
+		lines = edited('x86_64-smp2-patched.log', '# cn_proc-staged: cgrulesengd_sid cgroup-tools 3.2.0-1 sid\n', '')
+		res, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(res['checks']['client:cgrulesengd_sid'], 'ok')
+		self.assertEqual(kinds(why), [('release', 'client:cgrulesengd_sid')])
+
+	def test_every_client_must_report(self):
+		"""A guest whose run.sh planned and ran fewer clients: the boot
+		fails, naming the client."""
+		lines = edited('x86_64-smp2-patched.log', 'ok 5 cgrulesengd_sid\n', '')
+		lines = edited_lines(lines, '1..5\n', '1..4\n')
+		res, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(kinds(why), [('client_missing', 'client:cgrulesengd_sid')])
+
 	def test_clients_asked_for_but_absent(self):
 		self.assertVerdict('clients-missing.log', boot('smp2'), [('part_missing', 'cn_proc-clients')])
 
@@ -361,6 +381,16 @@ class Table(unittest.TestCase):
 		self.assertRegex([r for r in rows if r.startswith('| load_order ')][0], r'FAIL / ok')
 		self.assertRegex([r for r in rows if r.startswith('| clocksource ')][0], r'jiffies / jiffies')
 		self.assertIn('yes / yes', rows[-1])
+
+	def test_a_clients_row_names_the_release_that_ran(self):
+		rows = harness_results.table([self.judged('x86_64-smp2-base.log', boot('smp2', 'base')),
+					      self.judged('x86_64-smp2-patched.log', boot('smp2'))])
+		for check, release in (('keepalived', 'keepalived 1:2.2.7-1+b2 bookworm'),
+				       ('keepalived_sid', 'keepalived 1:2.3.4-1+b2 sid'),
+				       ('cgrulesengd', 'cgroup-tools 2.0.2-2 bookworm'),
+				       ('cgrulesengd_sid', 'cgroup-tools 3.2.0-1 sid')):
+			self.assertEqual(len([r for r in rows if r.startswith(f'| client:{check} ({release}) ')]), 1,
+					 (check, rows))
 
 	def test_a_run_of_one_kernel(self):
 		rows = harness_results.table([self.judged('x86_64-lazy-patched.log', boot('lazy'))])

@@ -8,6 +8,7 @@ must change with every declared input and nothing else.
 """
 
 import contextlib
+import dataclasses
 import io
 import os
 import shutil
@@ -217,14 +218,39 @@ class FragmentKeys(unittest.TestCase):
 		self.assertEqual(len(set(changed + [base])), len(changed) + 1, changed)
 
 	def test_the_clients_key(self):
-		self.check(harness_stage.CLIENTS, ['tests/clients/run.sh', 'tests/clients/keepalived.conf'])
+		self.check(harness_stage.CLIENTS, ['tests/clients/run.sh', 'tests/clients/keepalived.conf',
+						   'tests/clients/cgrules.conf', 'tests/clients/cgconfig.conf'])
+
+	def test_the_newest_clients_key(self):
+		self.check(harness_stage.NEWEST_CLIENTS, [])
+
+	def test_the_root_and_the_data_files_are_in_the_key(self):
+		frag = harness_stage.NEWEST_CLIENTS
+		base = self.key(frag)
+		self.assertNotEqual(self.key(dataclasses.replace(frag, root='')), base)
+		self.assertNotEqual(self.key(dataclasses.replace(frag, data=())), base)
+
+	def test_the_newest_clients_are_sids_in_a_root_of_their_own(self):
+		"""sid's programs, their libraries and loader, beside bookworm's,
+		never mixed with them: the suite is the fragment's, not the
+		clients' (--clients-suite)."""
+		opts = harness_config.Options(out='/nonexistent', clients_suite='trixie')
+		frags = harness_stage.fragments(opts, harness_config.load_arch('x86_64'))
+		self.assertIn((harness_stage.NEWEST_CLIENTS, 'sid'), frags)
+		self.assertIn((harness_stage.CLIENTS, 'trixie'), frags)
+		self.assertEqual(harness_stage.NEWEST_CLIENTS.root, 'sid')
+		self.assertEqual([f for f, _ in harness_stage.fragments(opts, harness_config.load_arch('arm64'))],
+				 [harness_stage.TOOLS])
 
 	def test_the_tools_key(self):
 		self.check(harness_stage.TOOLS, [])
 
 	def test_the_kinds_differ(self):
-		self.contents = {'tests/clients/run.sh': '', 'tests/clients/keepalived.conf': ''}
-		self.assertNotEqual(self.key(harness_stage.CLIENTS, debs={}), self.key(harness_stage.TOOLS, debs={}))
+		self.contents = {'tests/clients/run.sh': '', 'tests/clients/keepalived.conf': '',
+				 'tests/clients/cgrules.conf': '', 'tests/clients/cgconfig.conf': ''}
+		keys = [self.key(f, debs={}) for f in (harness_stage.CLIENTS, harness_stage.NEWEST_CLIENTS,
+						       harness_stage.TOOLS)]
+		self.assertEqual(len(set(keys)), 3)
 
 
 class StageFragment(FakePackages):
@@ -259,7 +285,7 @@ class StageFragment(FakePackages):
 
 	def unpack(self, opts, suite, arch, work, names):
 		self.unpacks += 1
-		return [Package(p.name, p.root, p.depends, deb)
+		return [Package(p.name, p.root, p.depends, deb, '1.2-3' if p.name == 'prog' else '')
 			for p, deb in zip(self.fetch(names), self.debs(opts, suite, arch, *names))]
 
 	def restaged(self):
@@ -280,6 +306,28 @@ class StageFragment(FakePackages):
 		self.deb_text['libb2'] = 'libb2, rebuilt'
 		self.assertTrue(self.restaged())
 		self.assertFalse(self.restaged())
+
+	def test_a_root_of_its_own(self):
+		"""A fragment with a root: its program, libraries and loader link
+		under it, nothing in the guest's own; staged/KIND names the
+		package's version and suite, and the loader and libraries run.sh
+		runs the program with; a data file where the program reads it."""
+		self.packages['prog'][1]['etc/prog.conf'] = b'conf'
+		self.frag = dataclasses.replace(self.frag, kind='guest-root', root='sid',
+						data=(Program('prog', 'etc/prog.conf', 'etc/prog.conf'),))
+		dest = os.path.join(self.tmp, 'dest')
+		with quiet():
+			harness_stage.stage_fragment(self.frag, self.opts, self.arch, 'sid', dest)
+		for f in ('sid/usr/sbin/prog', f'sid/{self.LIBDIR}/liba.so.1', f'sid/{self.LIBDIR}/libc.so.6',
+			  'sid' + self.LOADER, 'etc/prog.conf', 'c/run.sh'):
+			self.assertTrue(os.path.isfile(os.path.join(dest, f)), f)
+		for f in ('usr', 'lib64'):
+			self.assertFalse(os.path.exists(os.path.join(dest, f)), f)
+		self.assertEqual(os.readlink(os.path.join(dest, 'sid' + self.LOADER)),
+				 f'../{self.LIBDIR}/ld-linux-x86-64.so.2')
+		self.assertEqual(harness_stage.file_text(os.path.join(dest, 'staged', 'guest-root')),
+				 'package prog 1.2-3 sid\n'
+				 f'loader /sid/{self.LIBDIR}/ld-linux-x86-64.so.2 /sid/{self.LIBDIR}\n')
 
 	def test_a_guest_file_restages(self):
 		self.restaged()

@@ -3,15 +3,32 @@
 # run.sh: the real process-connector clients (Debian's binaries, staged by
 # scripts/harness_stage.py) against a workload, in the test guest, as root, after
 # busybox --install. KTAP on stdout, one result per client; exit 0 when
-# both pass, 1 otherwise. The init frames it with "cn_proc-clients: start"
-# and "cn_proc-clients: exit STATUS".
+# all pass, 1 otherwise. The init frames it with "cn_proc-clients: start"
+# and "cn_proc-clients: exit STATUS". Bookworm's releases are in the root;
+# sid's (keepalived_sid, cgrulesengd_sid) in /sid with sid's libc and
+# libraries, run through sid's loader with --library-path. Before its
+# result, each client's line "# cn_proc-staged: NAME PACKAGE VERSION
+# SUITE" names the release that ran, from what the harness staged
+# (/staged/KIND).
 #
-#   keepalived  tracks "/bin/busybox sleep 3141" for a VRRP instance on
+#   keepalived  (and keepalived_sid) tracks "/bin/busybox sleep 3141" for a VRRP instance on
 #               dummy0: it must confirm the subscription ("proc_events has
 #               confirmed it is configured"), gain the process's quorum when
 #               it starts and lose it when it is killed, never log that the
 #               kernel lacks proc events nor "Missed N messages", and stop
 #               cleanly.
+#   cgrulesengd (and cgrulesengd_sid; libcgroup's rules daemon) with
+#               /etc/cgrules.conf moving /bin/ash (busybox's, which nothing
+#               else runs) into the cgroup v2 /cn_proc_cg. The daemon is
+#               stopped (SIGSTOP) while the workload "/bin/ash -c ..."
+#               starts and forks a child, so that the child is forked
+#               before its parent is moved, and continued: the daemon must
+#               move the workload on its exec event, then the child on its
+#               fork event, whose timestamp_ns is below the time it read
+#               after moving the parent (cgre_was_parent_changed_when_forking()):
+#               no other path moves that child. A child the workload forks
+#               after it was moved must be in /cn_proc_cg too (the kernel's
+#               inheritance), and the daemon must stop cleanly on SIGTERM.
 #   extrace     -t: must show the exec and the exit of "/bin/busybox
 #               usleep 300000" with a time= (the difference of the two
 #               events' timestamps) of at least the sleep less extrace's
@@ -137,15 +154,23 @@ finish() {
 	fi
 }
 
+# staged NAME KIND PACKAGE: the "# cn_proc-staged:" line of client NAME,
+# PACKAGE of the fragment KIND; nothing if it was not staged.
+staged() {
+	_v=$(sed -n "s/^package $3 \([^ ]*\) \([^ ]*\)\$/\1 \2/p" "/staged/$2" 2>/dev/null)
+	[ -z "$_v" ] || echo "# cn_proc-staged: $1 $3 $_v"
+}
+
+# sid_ld: the words that run a program of /sid through sid's loader with
+# sid's libraries only (/staged/guest-clients-newest names them).
+read -r _ _loader _libdir <<EOF_LOADER
+$(grep '^loader ' /staged/guest-clients-newest 2>/dev/null)
+EOF_LOADER
+sid_ld="${_loader:-/sid/no-loader-staged} --library-path ${_libdir:-/sid}"
+
 start_ms=$(now_ms)
 echo "TAP version 13"
-echo "1..2"
-
-# --- keepalived -------------------------------------------------------------
-k=$W/keepalived
-mkdir -p "$k"
-klog=$k/log
-begin keepalived
+echo "1..5"
 
 # shellcheck disable=SC2317 # called through wait_for
 k_settled() {
@@ -164,60 +189,74 @@ ip addr add 192.0.2.1/24 dev dummy0
 ip link set dummy0 up
 diag "$(ip -4 -o addr show dev dummy0 | sed 's/  */ /g; s/ *\\.*//')"
 
-if ! [ -x /usr/sbin/keepalived ]; then
-	fail "/usr/sbin/keepalived is not staged"
-else
-	diag "keepalived $(/usr/sbin/keepalived --version 2>&1 | head -1)"
-	# -n: no daemon, -P: VRRP only, -l -G: log to stderr, not syslog,
-	# -D: detailed log (the subscription's confirmation needs it).
-	/usr/sbin/keepalived -n -P -l -G -D -f "$HERE/keepalived.conf" \
-		-p "$k/keepalived.pid" -r "$k/vrrp.pid" >"$klog" 2>&1 &
-	kpid=$!
-	# The subscription's ack: confirmed, or 100 ms later the warning.
-	if wait_for "keepalived to confirm its proc_events subscription" k_settled; then
-		alive "$kpid" || fail "keepalived exited at startup: $(tail -1 "$klog")"
-		log_has "$klog" 'proc_events has confirmed it is configured' ||
-			fail "no 'proc_events has confirmed it is configured'"
+# keepalived_client N NAME KIND BIN CMD...: the keepalived check N, named
+# NAME, of BIN (staged as fragment KIND), run as CMD.
+keepalived_client() {
+	k=$W/$2
+	mkdir -p "$k"
+	klog=$k/log
+	begin "$2"
+	staged "$2" "$3" keepalived
+	kbin=$4
+	_n=$1
+	shift 4
+	if ! [ -x "$kbin" ]; then
+		fail "$kbin is not staged"
 	else
-		fail "keepalived did not get going"
+		diag "$client: $("$@" --version 2>&1 | head -1)"
+		# -n: no daemon, -P: VRRP only, -l -G: log to stderr, not syslog,
+		# -D: detailed log (the subscription's confirmation needs it).
+		"$@" -n -P -l -G -D -f "$HERE/keepalived.conf" \
+			-p "$k/keepalived.pid" -r "$k/vrrp.pid" >"$klog" 2>&1 &
+		kpid=$!
+		# The subscription's ack: confirmed, or 100 ms later the warning.
+		if wait_for "keepalived to confirm its proc_events subscription" k_settled; then
+			alive "$kpid" || fail "keepalived exited at startup: $(tail -1 "$klog")"
+			log_has "$klog" 'proc_events has confirmed it is configured' ||
+				fail "no 'proc_events has confirmed it is configured'"
+		else
+			fail "keepalived did not get going"
+		fi
+		# Without the confirmation, still see whether the tracking works.
+		if alive "$kpid" && log_has "$klog" 'proc_events has confirmed|does not support proc events'; then
+			/bin/busybox sleep 3141 &
+			wpid=$!
+			diag "$client: started the tracked process, pid $wpid"
+			wait_for "keepalived to gain the tracked process's quorum" log_has "$klog" \
+				'Quorum gained for tracked process cn_proc_workload' ||
+				fail "the tracked process going up was not seen"
+			kill -TERM "$wpid"
+			{ wait "$wpid"; } 2>/dev/null
+			diag "$client: killed the tracked process"
+			wait_for "keepalived to lose the tracked process's quorum" log_has "$klog" \
+				'Quorum lost for tracked process cn_proc_workload' ||
+				fail "the tracked process going down was not seen"
+		fi
+		if alive "$kpid"; then
+			stop "$kpid" keepalived
+			krc=$?
+			diag "$client: exit status $krc after SIGTERM"
+			[ $krc = 0 ] || fail "keepalived exited $krc"
+			log_has "$klog" '^.*: Stopped Keepalived' ||
+				fail "no 'Stopped Keepalived' line: not a clean stop"
+		else
+			wait "$kpid"
+			fail "keepalived had exited by itself, status $?"
+		fi
+		gained=$(line_of "$klog" 'Quorum gained for tracked process cn_proc_workload')
+		lost=$(line_of "$klog" 'Quorum lost for tracked process cn_proc_workload')
+		[ -z "$gained" ] || [ -z "$lost" ] || [ "$gained" -lt "$lost" ] ||
+			fail "quorum lost (line $lost) before it was gained (line $gained)"
+		! log_has "$klog" 'does not support proc events' ||
+			fail "keepalived says the kernel does not support proc events (it took no ack)"
+		! log_has "$klog" 'Missed -?[0-9]+ messages' ||
+			fail "keepalived missed messages"
+		show "$klog" "$client: "
 	fi
-	# Without the confirmation, still see whether the tracking works.
-	if alive "$kpid" && log_has "$klog" 'proc_events has confirmed|does not support proc events'; then
-		/bin/busybox sleep 3141 &
-		wpid=$!
-		diag "keepalived: started the tracked process, pid $wpid"
-		wait_for "keepalived to gain the tracked process's quorum" log_has "$klog" \
-			'Quorum gained for tracked process cn_proc_workload' ||
-			fail "the tracked process going up was not seen"
-		kill -TERM "$wpid"
-		{ wait "$wpid"; } 2>/dev/null
-		diag "keepalived: killed the tracked process"
-		wait_for "keepalived to lose the tracked process's quorum" log_has "$klog" \
-			'Quorum lost for tracked process cn_proc_workload' ||
-			fail "the tracked process going down was not seen"
-	fi
-	if alive "$kpid"; then
-		stop "$kpid" keepalived
-		krc=$?
-		diag "keepalived: exit status $krc after SIGTERM"
-		[ $krc = 0 ] || fail "keepalived exited $krc"
-		log_has "$klog" '^.*: Stopped Keepalived' ||
-			fail "no 'Stopped Keepalived' line: not a clean stop"
-	else
-		wait "$kpid"
-		fail "keepalived had exited by itself, status $?"
-	fi
-	gained=$(line_of "$klog" 'Quorum gained for tracked process cn_proc_workload')
-	lost=$(line_of "$klog" 'Quorum lost for tracked process cn_proc_workload')
-	[ -z "$gained" ] || [ -z "$lost" ] || [ "$gained" -lt "$lost" ] ||
-		fail "quorum lost (line $lost) before it was gained (line $gained)"
-	! log_has "$klog" 'does not support proc events' ||
-		fail "keepalived says the kernel does not support proc events (it took no ack)"
-	! log_has "$klog" 'Missed -?[0-9]+ messages' ||
-		fail "keepalived missed messages"
-	show "$klog" "keepalived: "
-fi
-finish 1
+	finish "$_n"
+}
+
+keepalived_client 1 keepalived guest-clients /usr/sbin/keepalived /usr/sbin/keepalived
 
 # --- extrace ----------------------------------------------------------------
 e=$W/extrace
@@ -225,6 +264,7 @@ mkdir -p "$e"
 eout=$e/out
 eerr=$e/err
 begin extrace
+staged extrace guest-clients extrace
 
 # probe: an exec that extrace reports once it listens. The probe lives
 # 100 ms so that extrace can read its /proc entry.
@@ -289,6 +329,123 @@ else
 	show "$eerr" "extrace stderr: "
 fi
 finish 2
+
+# --- keepalived, sid's ------------------------------------------------------
+# shellcheck disable=SC2086 # $sid_ld: words
+keepalived_client 3 keepalived_sid guest-clients-newest /sid/usr/sbin/keepalived $sid_ld /sid/usr/sbin/keepalived
+
+# --- cgrulesengd ------------------------------------------------------------
+# The cgroup v2 hierarchy and the rule's cgroup (tests/clients/cgrules.conf);
+# /etc/cgrules.conf is staged with the clients.
+CG=/sys/fs/cgroup
+CG_DEST=/cn_proc_cg
+mkdir -p "$CG"
+mount -t cgroup2 cgroup2 "$CG" || diag "cannot mount cgroup2 on $CG"
+# libcgroup moves a process into a v2 cgroup through a controller (the
+# rule's), and only one its parent enables for its children.
+echo +pids >"$CG/cgroup.subtree_control" || diag "cannot enable the pids controller below $CG"
+mkdir -p "$CG$CG_DEST"
+diag "cgroup2: controllers: $(cat "$CG/cgroup.controllers" 2>&1), enabled below the root: $(cat "$CG/cgroup.subtree_control" 2>&1)"
+
+# cgroup_of PID: the process's cgroup v2 path ("0::PATH").
+cgroup_of() {
+	sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+in_dest() {
+	[ "$(cgroup_of "$1")" = "$CG_DEST" ]
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+c_ready() {
+	log_has "$clog" '^Message sent' || ! alive "$cpid"
+}
+
+# cgrulesengd_client N NAME KIND BIN CMD...: the cgrulesengd check N,
+# named NAME, of BIN (staged as fragment KIND), run as CMD.
+cgrulesengd_client() {
+	c=$W/$2
+	mkdir -p "$c"
+	clog=$c/log
+	begin "$2"
+	staged "$2" "$3" cgroup-tools
+	cbin=$4
+	_n=$1
+	shift 4
+	if ! [ -x "$cbin" ]; then
+		fail "$cbin is not staged"
+		finish "$_n"
+		return
+	fi
+	# It reads /etc/cgconfig.conf (staged) and /etc/cgconfig.d, and does
+	# not start without both.
+	mkdir -p /etc/cgconfig.d
+	# -d: no daemon, everything logged to stdout (flushed a line at a
+	# time), the subscription's "Message sent" too.
+	: >"$clog"
+	"$@" -d >"$clog" 2>&1 &
+	cpid=$!
+	if ! wait_for "$client to subscribe to the process events" c_ready || ! alive "$cpid"; then
+		fail "$client did not get going"
+	else
+		# Stopped, the daemon moves nothing until the workload has forked
+		# its first child: the child's fork precedes its parent's move.
+		kill -STOP "$cpid"
+		rm -f "$c/early" "$c/late"
+		mkfifo "$c/go" "$c/hold"
+		/bin/ash -c "(read -r x <$c/hold) & echo \$! >$c/early; read -r x <$c/go
+			(read -r x <$c/hold) & echo \$! >$c/late; wait" &
+		wpid=$!
+		wait_for "the workload's first child" test -s "$c/early" ||
+			fail "the workload did not fork"
+		early=$(cat "$c/early")
+		diag "$client: workload /bin/ash pid $wpid in $(cgroup_of "$wpid"), its first child pid $early in $(cgroup_of "$early"), the daemon stopped"
+		if in_dest "$wpid" || in_dest "$early"; then
+			fail "the workload was moved while the daemon was stopped"
+		fi
+		kill -CONT "$cpid"
+		wait_for "$client to move the workload (pid $wpid) to $CG_DEST" in_dest "$wpid" ||
+			fail "the workload was not moved: it is in $(cgroup_of "$wpid")"
+		wait_for "$client to move the child forked before its parent's move (pid $early) to $CG_DEST" \
+			in_dest "$early" ||
+			fail "the child forked before its parent was moved stayed in $(cgroup_of "$early")"
+		echo go >"$c/go"
+		wait_for "the workload's second child" test -s "$c/late" ||
+			fail "the workload did not fork again"
+		late=$(cat "$c/late")
+		in_dest "$late" ||
+			fail "the child forked after its parent was moved is in $(cgroup_of "$late")"
+		diag "$client: now the workload is in $(cgroup_of "$wpid"), the child forked before its move in $(cgroup_of "$early"), the one forked after it in $(cgroup_of "$late")"
+		kill -TERM ${early:+"$early"} ${late:+"$late"} "$wpid" 2>/dev/null
+		{ wait "$wpid"; } 2>/dev/null
+		# libcgroup logs "Cgroup change ... OK" when no rule matches too.
+		log_has "$clog" "Will move pid $wpid to cgroup 'cn_proc_cg'" ||
+			fail "no 'Will move pid $wpid to cgroup 'cn_proc_cg'' (the workload)"
+		log_has "$clog" "Will move pid $early to cgroup 'cn_proc_cg'" ||
+			fail "no 'Will move pid $early to cgroup 'cn_proc_cg'' (the child forked before the move)"
+	fi
+	if alive "$cpid"; then
+		stop "$cpid" "$client"
+		crc=$?
+		diag "$client: exit status $crc after SIGTERM"
+		[ $crc = 0 ] || fail "$client exited $crc"
+		log_has "$clog" '^Stopped CGroup Rules Engine Daemon' ||
+			fail "no 'Stopped CGroup Rules Engine Daemon': not a clean stop"
+	else
+		wait "$cpid"
+		fail "$client had exited by itself, status $?"
+	fi
+	rm -f "$c/go" "$c/hold"
+	# Without its scan at startup of every process, which no rule matches.
+	grep -vE 'Scanned proc values|No rule found to match PID: [0-9]+, UID' "$clog" >"$clog.shown"
+	show "$clog.shown" "$client: "
+	finish "$_n"
+}
+
+cgrulesengd_client 4 cgrulesengd guest-clients /usr/sbin/cgrulesengd /usr/sbin/cgrulesengd
+# shellcheck disable=SC2086 # $sid_ld: words
+cgrulesengd_client 5 cgrulesengd_sid guest-clients-newest /sid/usr/sbin/cgrulesengd $sid_ld /sid/usr/sbin/cgrulesengd
 
 end_ms=$(now_ms)
 diag "cn_proc-clients: $(((end_ms - start_ms) / 1000)).$(((end_ms - start_ms) % 1000 / 100)) s"
