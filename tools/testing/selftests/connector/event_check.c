@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/cn_proc.h>
 
 #include "event_check.h"
 
-#define CMP(x, y)	(((x) > (y)) - ((x) < (y)))
+static int cmp_u64(unsigned long long x, unsigned long long y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmp_s64(long long x, long long y)
+{
+	return (x > y) - (x < y);
+}
 
 struct item {
 	__u32 cpu, seq;
@@ -19,13 +28,13 @@ static int cmp_item(const void *a, const void *b)
 	const struct item *x = a, *y = b;
 
 	if (x->cpu != y->cpu)
-		return CMP(x->cpu, y->cpu);
-	return x->rel != y->rel ? CMP(x->rel, y->rel) : CMP(x->idx, y->idx);
+		return cmp_u64(x->cpu, y->cpu);
+	return x->rel != y->rel ? cmp_s64(x->rel, y->rel) : cmp_u64(x->idx, y->idx);
 }
 
 static int cmp_ts(const void *a, const void *b)
 {
-	return CMP(((const struct item *)a)->ts, ((const struct item *)b)->ts);
+	return cmp_u64(((const struct item *)a)->ts, ((const struct item *)b)->ts);
 }
 
 static void scan_cpus(const struct item *it, size_t n, struct ec_stats *st)
@@ -136,7 +145,7 @@ struct life {
 
 static int cmp_life(const void *a, const void *b)
 {
-	return CMP(((const struct life *)a)->pid, ((const struct life *)b)->pid);
+	return cmp_s64(((const struct life *)a)->pid, ((const struct life *)b)->pid);
 }
 
 static struct life *life_of(struct life *l, size_t n, int pid)
@@ -197,4 +206,25 @@ int ec_check_delta(unsigned long long ts_a, unsigned long long ts_b,
 	if ((d > user_ns ? d - user_ns : user_ns - d) > EC_DELTA_TOL_NS)
 		return EC_DELTA_OFF;
 	return EC_DELTA_OK;
+}
+
+/* "ADDRESS TYPE NAME [MODULE]" a line: the name must match whole */
+int ec_stamps_in_order(FILE *kallsyms)
+{
+	char *line = NULL, *name;
+	size_t size = 0;
+	int found = 0;
+
+	if (!kallsyms)
+		return -1;
+	while (!found && getline(&line, &size, kallsyms) > 0) {
+		name = strchr(line, ' ');
+		name = name ? strchr(name + 1, ' ') : NULL;
+		/* the name ends the line, or a tab precedes the module */
+		if (name)
+			found = !strncmp(name + 1, EC_STAMP_HELPER, strlen(EC_STAMP_HELPER)) &&
+				strchr(" \t\n", name[1 + strlen(EC_STAMP_HELPER)]);
+	}
+	free(line);
+	return ferror(kallsyms) ? -1 : found;
 }
