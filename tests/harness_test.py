@@ -313,6 +313,9 @@ class Runs(unittest.TestCase):
 		(results_test holds them to a real boot)."""
 		source = harness_util.file_text(os.path.join(TOP, harness_guest.SELFTEST, 'cn_proc_test.c'))
 		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"', source)
+		order = re.findall(r'test_order\([^;]*"([a-z_]+)"\);', source)
+		self.assertEqual(sorted(order), ['ack_order', 'load_order', 'load_unique'])
+		names += order
 		self.assertTrue(names)
 		for name in names:
 			self.assertIn(name, harness_config.SELFTEST_CHECKS)
@@ -644,6 +647,20 @@ class Makefile(unittest.TestCase):
 
 	def test_an_arch_in_the_environment_is_kbuilds_and_ignored(self):
 		self.assertNotIn('--arch', self.harness_line(ARCH='arm'))
+
+
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kselftest_harness.h of the newest line')
+class SelftestHostTest(unittest.TestCase):
+	"""The host test of the selftest's checks (tests/selftest/), built as
+	make unit-tests builds it, passes; so a broken check fails here."""
+
+	def test_it_passes(self):
+		selftests = os.path.join(os.path.dirname(KUNIT_TOOL), 'selftests')
+		with tempfile.TemporaryDirectory() as tmp:
+			subprocess.run(harness.selftest_host_test_argv(selftests, tmp), check=True)
+			res = subprocess.run([os.path.join(tmp, 'event_check_test')], stdout=subprocess.PIPE, text=True)
+		self.assertEqual(res.returncode, 0, res.stdout)
+		self.assertIn('ok 6 global.stamps_in_order', res.stdout)
 
 
 class SelftestPatch(unittest.TestCase):
