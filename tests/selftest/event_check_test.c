@@ -226,6 +226,23 @@ TEST(causal_order)
 	EXPECT_EQ(1U, checked);
 }
 
+static size_t checked_dummy;
+
+/* An earlier process of pid 30, forked before the recording, exits: not 30's */
+TEST(causal_order_pid_wrapped)
+{
+	static const int pids[] = { 30, 20 };
+	struct ec_event ev[8] = { EV(EXIT, 30, 5, 90) };
+
+	memcpy(&ev[1], family, sizeof(family));
+	EXPECT_EQ(0, ec_check_causal(ev, 8, pids, 2, &checked_dummy));
+	ev[5].what = PROC_EVENT_NONE;	/* 30's own exit not received */
+	EXPECT_EQ(0, ec_check_causal(ev, 8, pids, 2, &checked_dummy));
+	/* still caught: an event received after the fork, stamped below it */
+	ev[4].ts = 299;
+	EXPECT_EQ(1, ec_check_causal(ev, 8, pids, 2, &checked_dummy));
+}
+
 #define DELTA(a, b, sleep, user) \
 	ec_check_delta((a) * MS, (b) * MS, (sleep) * MS, (user) * MS)
 

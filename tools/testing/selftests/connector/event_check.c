@@ -140,6 +140,7 @@ int ec_match_one(const struct ec_event *ev, size_t n, const struct ec_match *m,
 struct life {
 	int pid;
 	unsigned int forks;
+	size_t fork_at;		/* receive order of the fork */
 	unsigned long long born, died;
 };
 
@@ -157,7 +158,9 @@ static struct life *life_of(struct life *l, size_t n, int pid)
 
 /*
  * Equal stamps tell no order: only a stamp strictly below the fork or
- * above the exit counts. A pid forked more than once is not checked.
+ * above the exit counts. A pid forked more than once is not checked. An
+ * event received before the fork is of an earlier process of that pid
+ * (pids wrap): a process's events are sent, so received, after its fork.
  */
 long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, size_t npids,
 			  size_t *checked)
@@ -178,8 +181,9 @@ long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, 
 		p = life_of(l, m, ev[i].pid);
 		if (p && ev[i].what == PROC_EVENT_FORK) {
 			p->forks++;
+			p->fork_at = i;
 			p->born = ev[i].ts;
-		} else if (p && ev[i].what == PROC_EVENT_EXIT) {
+		} else if (p && ev[i].what == PROC_EVENT_EXIT && p->forks) {
 			p->died = ev[i].ts;
 		}
 	}
@@ -187,7 +191,8 @@ long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, 
 		const struct ec_event *e = &ev[i];
 
 		p = life_of(l, m, e->what == PROC_EVENT_FORK ? e->ppid : e->pid);
-		bad += p && p->forks == 1 && (e->ts < p->born || e->ts > p->died);
+		if (p && p->forks == 1 && i >= p->fork_at)
+			bad += e->ts < p->born || e->ts > p->died;
 	}
 	for (*checked = 0, i = 0; i < m; i++)
 		*checked += l[i].forks == 1;
