@@ -102,7 +102,9 @@ def selftest_patch(src: str) -> Tuple[str, str]:
 	headers, msg = changelog()
 	name, addr = email.utils.parseaddr(headers['From'])
 	who = {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': addr, 'GIT_AUTHOR_DATE': headers['Date'],
-	       'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': addr, 'GIT_COMMITTER_DATE': headers['Date']}
+	       'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': addr, 'GIT_COMMITTER_DATE': headers['Date'],
+	       # the same patch whatever the user's git configuration says
+	       'GIT_CONFIG_GLOBAL': '/dev/null', 'GIT_CONFIG_NOSYSTEM': '1'}
 	with tempfile.TemporaryDirectory() as repo:
 		dst = os.path.join(repo, SELFTEST)
 		shutil.copytree(os.path.join(src, SELFTEST), dst)
