@@ -1,16 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The per-file view of the upstream series: for each file the series (the
-newest line's) touches, the whole series' change to it as FILE.diff at that
-file's path in the repository, against the line's pristine source; and,
-for the selftest, kept whole as it sits in the tree after its posting, the
-change its posting makes to each file the tree has already (its
-directory's Makefile and .gitignore). They are generated, never edited by
-hand; with --check nothing is written and a stale, missing or left-over
-one fails."""
+"""The per-file view of the upstream series, and the selftest's patch.
 
+For each file the series (the newest line's) touches outside the selftest,
+the whole series' change to it as FILE.diff at that file's path in the
+repository, against the line's pristine source. The selftest is kept whole
+as it sits in the tree after its posting (tools/testing/selftests/connector/);
+its posting, the series' last patch, is made from those files and its
+changelog (tests/selftest/changelog) by git format-patch against the
+pristine source's connector directory. Both are generated, never edited by
+hand; with --check nothing is written, and a stale, missing or left-over
+diff, a patch that differs from what the files make, or a series that does
+not end with it fails."""
+
+import email.utils
+import glob
 import os
 import shutil
 import tempfile
+from typing import Dict, Tuple
 
 from harness_config import Line
 from harness_kernel import patch_files, series_patches
@@ -19,6 +26,27 @@ from harness_util import TOP, HarnessError, file_text, note, run
 # Where *.diff files are the harness's, not per-file diffs.
 NOT_DIFFS = ('out', 'patches', 'tests', '.git')
 SELFTEST = 'tools/testing/selftests/connector'
+# The selftest's patch: its changelog (From:, Date:, Subject: headers, a
+# blank line, the message) and its place in the series.
+CHANGELOG = 'tests/selftest/changelog'
+PATCH_NUMBER, PATCH_TOTAL = 3, 3
+# The patch adds the selftest's directory to the MAINTAINERS entry that
+# has the connector (NETWORKING DRIVERS), among its F: lines in order.
+CONNECTOR_F = 'F:\tdrivers/connector/'
+SELFTEST_F = f'F:\t{SELFTEST}/'
+
+
+def maintainers_with_selftest(text: str) -> str:
+	"""MAINTAINERS TEXT with SELFTEST_F in the entry of CONNECTOR_F."""
+	lines = text.split('\n')
+	if lines.count(CONNECTOR_F) != 1:
+		raise HarnessError(f'MAINTAINERS: not one entry with {CONNECTOR_F!r}')
+	at = lines.index(CONNECTOR_F)
+	while lines[at].startswith('F:') and lines[at] < SELFTEST_F:
+		at += 1
+	if lines[at] != SELFTEST_F:
+		lines.insert(at, SELFTEST_F)
+	return '\n'.join(lines)
 
 
 def diff(f: str, old: str, new: str) -> str:
@@ -45,12 +73,69 @@ def expected(line: Line, src: str) -> dict:
 				   '--no-backup-if-mismatch', '-i', p], capture='all', check=False)
 			if res.returncode:
 				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with --fuzz=0 to {src}')
-		out = {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f)) for f in files}
-	for name in sorted(os.listdir(os.path.join(TOP, SELFTEST))):
-		f = f'{SELFTEST}/{name}'
-		if not name.endswith('.diff') and os.path.isfile(os.path.join(src, f)):
-			out[f + '.diff'] = diff(f, os.path.join(src, f), os.path.join(TOP, f))
-	return out
+		return {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f))
+			for f in files if not f.startswith(SELFTEST + '/')}
+
+
+def selftest_files() -> list:
+	"""The selftest's files as its posting leaves them in the tree."""
+	return sorted(f for f in os.listdir(os.path.join(TOP, SELFTEST))
+		      if os.path.isfile(os.path.join(TOP, SELFTEST, f)))
+
+
+def changelog() -> Tuple[Dict[str, str], str]:
+	"""The changelog's headers and its message."""
+	text = file_text(os.path.join(TOP, CHANGELOG))
+	head, sep, msg = text.partition('\n\n')
+	headers = dict(l.split(': ', 1) for l in head.splitlines())
+	if not sep or sorted(headers) != ['Date', 'From', 'Subject'] or not msg.strip():
+		raise HarnessError(f'{CHANGELOG}: not From:, Date:, Subject:, a blank line and the message')
+	return headers, msg
+
+
+def selftest_patch(src: str) -> Tuple[str, str]:
+	"""(name, text) of the selftest's patch: the commit that puts the
+	repository's selftest files into SRC's connector directory, and the
+	directory into MAINTAINERS (maintainers_with_selftest()), with the changelog's author,
+	date and message (the committer the same, so the commit id is too), as
+	git format-patch writes it, numbered PATCH_NUMBER/PATCH_TOTAL."""
+	headers, msg = changelog()
+	name, addr = email.utils.parseaddr(headers['From'])
+	who = {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': addr, 'GIT_AUTHOR_DATE': headers['Date'],
+	       'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': addr, 'GIT_COMMITTER_DATE': headers['Date'],
+	       # the same patch whatever the user's git configuration says
+	       'GIT_CONFIG_GLOBAL': '/dev/null', 'GIT_CONFIG_NOSYSTEM': '1'}
+	with tempfile.TemporaryDirectory() as repo:
+		dst = os.path.join(repo, SELFTEST)
+		shutil.copytree(os.path.join(src, SELFTEST), dst)
+		git = ['git', '-C', repo, '-c', 'core.autocrlf=false', '-c', 'commit.gpgsign=false']
+		shutil.copy(os.path.join(src, 'MAINTAINERS'), os.path.join(repo, 'MAINTAINERS'))
+		for argv in (['init', '-q'], ['add', '-f', '.'], ['commit', '-q', '--allow-empty', '-m', 'base']):
+			run(git + argv, env=who, capture='all', quiet=True)
+		for f in selftest_files():	# the tree's others (proc_filter.c) stay
+			shutil.copy(os.path.join(TOP, SELFTEST, f), os.path.join(dst, f))
+		with open(os.path.join(repo, 'MAINTAINERS'), 'w') as f:
+			f.write(maintainers_with_selftest(file_text(os.path.join(src, 'MAINTAINERS'))))
+		run(git + ['add', '-f', '-A', '.'], env=who, capture='all', quiet=True)
+		run(git + ['commit', '-q', '-F', '-'], env=who, input=f'{headers["Subject"]}\n\n{msg}',
+		    capture='all', quiet=True)
+		out = os.path.join(repo, 'out')
+		run(git + ['format-patch', '-q', '-1', f'--start-number={PATCH_NUMBER}',
+			   f'--subject-prefix=PATCH {PATCH_NUMBER}/{PATCH_TOTAL}', '-o', out],
+		    env=who, capture='all', quiet=True)
+		made = os.listdir(out)
+		return made[0], file_text(os.path.join(out, made[0]))
+
+
+def check_series(name: str) -> list:
+	"""What is wrong with patches/ for the selftest's patch NAME: another
+	patch of its number, or a series that does not end with it."""
+	bad = [f'patches/{os.path.basename(p)}: left over' for p in glob.glob(os.path.join(TOP, 'patches', f'{PATCH_NUMBER:04d}-*'))
+	       if os.path.basename(p) != name]
+	series = [l for l in file_text(os.path.join(TOP, 'patches', 'series')).splitlines() if l and not l.startswith('#')]
+	if len(series) != PATCH_NUMBER or series[-1] != name:
+		bad.append(f'patches/series: does not end with {name} as its patch {PATCH_NUMBER}')
+	return bad
 
 
 def present() -> dict:
@@ -70,15 +155,29 @@ def present() -> dict:
 
 
 def file_diffs(line: Line, src: str, check: bool) -> int:
+	name, patch = selftest_patch(src)
+	path = os.path.join(TOP, 'patches', name)
+	if not check:	# first: the series applies it
+		for p in glob.glob(os.path.join(TOP, 'patches', f'{PATCH_NUMBER:04d}-*')):
+			os.remove(p)
+		with open(path, 'w') as f:
+			f.write(patch)
 	want, have = expected(line, src), present()
 	if check:
 		bad = sorted(p for p in set(want) | set(have) if want.get(p) != have.get(p))
 		for p in bad:
 			print(f'  {p}: ' + ('missing' if p not in have else 'left over' if p not in want else 'stale'),
 			      flush=True)
-		if bad:
-			raise HarnessError('the per-file diffs do not match patches/ and the selftest (run: make file-diffs)')
-		note(f'{len(want)} per-file diffs match patches/')
+		if not os.path.isfile(path) or file_text(path) != patch:
+			bad.append(path)
+			print(f'  patches/{name}: ' + ('stale' if os.path.isfile(path) else 'missing'), flush=True)
+		series = check_series(name)
+		for b in series:
+			print(f'  {b}', flush=True)
+		if bad or series:
+			raise HarnessError('the per-file diffs or the selftest\'s patch do not match patches/ and the '
+					   'selftest (run: make file-diffs)')
+		note(f'{len(want)} per-file diffs match patches/; patches/{name} matches {SELFTEST} and {CHANGELOG}')
 		return 0
 	for p in have:
 		os.remove(os.path.join(TOP, p))
@@ -86,5 +185,7 @@ def file_diffs(line: Line, src: str, check: bool) -> int:
 		os.makedirs(os.path.dirname(os.path.join(TOP, p)), exist_ok=True)
 		with open(os.path.join(TOP, p), 'w') as f:
 			f.write(text)
-	note(f'wrote {len(want)} per-file diffs')
+	note(f'wrote {len(want)} per-file diffs and patches/{name}')
+	for b in check_series(name):
+		print(f'  {b}: add it by hand', flush=True)
 	return 0

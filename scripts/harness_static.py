@@ -15,7 +15,13 @@
   - the premise of the boot test's A/B: the objects that the rest of the
     series changes and its first patch does not (cn_proc.o) compile to
     the same code (objdump -dr) in the pristine tree and in the boot
-    test's base, the tree with the first patch.
+    test's base, the tree with the first patch;
+  - where the series has the selftest, make -C tools/testing/selftests
+    TARGETS=connector builds it in the patched tree, with -Werror, as CI
+    systems build it: with gcc and with clang (LLVM=1), for each listener
+    (64- and 32-bit) of x86_64 and arm64 (cross), each architecture's uapi
+    headers made once; each build's cn_proc_test must be of its class
+    and machine.
 """
 
 import filecmp
@@ -23,9 +29,9 @@ import os
 import re
 import shlex
 import shutil
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
-from harness_config import Line, Options, load_arch
+from harness_config import Arch, Line, Options, load_arch
 from harness_kernel import (Kernels, Tree, config_argvs, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
 from harness_stage import debs_argv
@@ -104,6 +110,47 @@ def sparse_ran(log: str, objs: Sequence[str]) -> List[str]:
 	return [f'no sparse on {o[:-2]}.c' for o in objs
 		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$', text, re.M)]
 TAG = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ', re.M)
+# The selftest's builds: each architecture's listeners (configs/arch/),
+# with each compiler; the machine readelf -h names for each architecture.
+SELFTEST = 'tools/testing/selftests/connector'
+KSELFTEST_ARCHES = ('x86_64', 'arm64')
+KSELFTEST_COMPILERS = ('gcc', 'clang')
+ELF_MACHINE = {('x86_64', 64): 'X86-64', ('x86_64', 32): 'Intel 80386', ('arm64', 64): 'AArch64'}
+
+
+def kselftest_builds() -> List[Tuple[Arch, str, int, Tuple[str, ...]]]:
+	"""(architecture, compiler, bits, CFLAGS) of each build of the selftest."""
+	return [(arch, cc, bits, flags) for arch in map(load_arch, KSELFTEST_ARCHES)
+		for cc in KSELFTEST_COMPILERS for bits, flags in arch.listeners]
+
+
+def kselftest_argvs(tree: str, out: str, jobs: int) -> List[Tuple[str, List[str]]]:
+	"""(log name, command) of what kselftest_check() runs, in order: the
+	uapi headers of each architecture into OUT/headers-ARCH, then each
+	build into OUT/ARCH-COMPILER-BITS (kselftest/connector/ in it)."""
+	argvs = [(f'kselftest-headers-{a}', kmake_argv(tree, os.path.join(out, f'headers-{a}'), load_arch(a), jobs,
+						      'headers')) for a in KSELFTEST_ARCHES]
+	for arch, cc, bits, flags in kselftest_builds():
+		name = f'{arch.name}-{cc}-{bits}'
+		argvs.append((f'kselftest-{name}', [
+			'make', '-C', os.path.join(tree, 'tools/testing/selftests'), f'O={os.path.join(out, name)}',
+			f'-j{jobs}', f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
+			*(['LLVM=1'] if cc == 'clang' else []),
+			f'KHDR_INCLUDES=-isystem {os.path.join(out, f"headers-{arch.name}", "usr", "include")}',
+			'TARGETS=connector', 'USERCFLAGS=' + ' '.join([*flags, '-Werror']),
+			'USERLDFLAGS=' + ' '.join(flags)]))
+	return argvs
+
+
+def elf_problem(prog: str, arch: Arch, bits: int) -> str:
+	"""Why PROG is not the program of ARCH and BITS, '' if it is."""
+	if not os.path.isfile(prog):
+		return f'{prog}: missing'
+	head = output(['readelf', '-h', prog])
+	if not re.search(rf'^\s*Class:\s*ELF{bits}$', head, re.M) or \
+	   not re.search(rf'^\s*Machine:.*{ELF_MACHINE[arch.name, bits]}$', head, re.M):
+		return f'{prog}: not {arch.name} {bits}-bit'
+	return ''
 
 
 def checkpatch_argv(patch: str) -> List[str]:
@@ -226,6 +273,26 @@ class StaticChecks:
 			fh.write(''.join(l + '\n' for l in sorted(lines)))
 		return path
 
+	def has_selftest(self) -> bool:
+		return any(f.startswith(SELFTEST + '/') for f in self.tree.files)
+
+	def kselftest_check(self) -> None:
+		"""The selftest built as CI systems build it, in the tree at
+		patched (the builds' output outside it)."""
+		out = os.path.join(self.tree.lout, 'kselftest-check')
+		shutil.rmtree(out, ignore_errors=True)
+		for name, argv in kselftest_argvs(self.tree.path, out, self.opts.jobs):
+			run(argv, log=os.path.join(self.tree.logs, name + '.log'), what=name)
+		bad = [elf_problem(os.path.join(out, f'{arch.name}-{cc}-{bits}', 'kselftest', 'connector', 'cn_proc_test'),
+				   arch, bits) for arch, cc, bits, _ in kselftest_builds()]
+		bad = [b for b in bad if b]
+		for b in bad:
+			print(f'error: {b}', flush=True)
+		if bad:
+			raise HarnessError('the selftest\'s builds did not make their programs, see above')
+		note('the selftest: ' + ', '.join(f'{a.name} {cc} {bits}-bit' for a, cc, bits, _ in kselftest_builds())
+		     + ': built with -Werror')
+
 	def _objects(self, files: Optional[Sequence[str]] = None) -> List[str]:
 		"""The objects of FILES (the series' by default) that the
 		configuration builds (cn_proc.o only with CONFIG_PROC_EVENTS, and
@@ -336,6 +403,10 @@ class StaticChecks:
 				show(argv)
 				for o in (same if variant == 'base' else objs):
 					show([arch.cross_compile + 'objdump', '-dr', o], build)
+		if self.has_selftest():
+			print(f'  # {n}: the selftest\'s builds, the tree at patched', flush=True)
+			for _, argv in kselftest_argvs(t.path, os.path.join(t.lout, 'kselftest-check'), self.opts.jobs):
+				show(argv)
 
 	def _notes(self, what: str, out: str, objs: Sequence[str], suffix: str) -> None:
 		n = len(file_text(os.path.join(out, 'warnings')).splitlines())
@@ -401,6 +472,10 @@ class StaticChecks:
 				objs = same if variant == 'base' else None
 				with stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
 					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
+		if self.has_selftest():
+			with stage(f'{n}: the selftest\'s builds'):
+				self.tree.at('patched')
+				self.kselftest_check()
 		with stage(f'{n}: kernel-doc: new warnings'):
 			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])
 		for arch, flavour in self.line.static_checks:

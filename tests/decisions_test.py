@@ -524,8 +524,9 @@ class StaticComparisons(unittest.TestCase):
 	patched against pristine; the code of what the fix changes, base (the
 	series' first patch) against pristine."""
 
-	def run_all(self, new_in=None, code=None):
+	def run_all(self, new_in=None, code=None, selftest_files=(), kselftest_check=None):
 		tree, opts = fake_tree(self)
+		tree.files = list(tree.files) + list(selftest_files)
 		line = dataclass_replace(tree.line, static_checks=(('x86_64', 'default'), ('arm64', 'default')))
 		sc = harness_static.StaticChecks(line, opts, '7.3')
 		sc.tree = tree
@@ -555,7 +556,8 @@ class StaticComparisons(unittest.TestCase):
 		     mock.patch.object(sc, '_objects', lambda files=None: ['drivers/connector/cn_proc.o'] if files else None), \
 		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'at', self.moves.append), \
 		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
-		     mock.patch.object(sc, 'check_build', check_build), quiet():
+		     mock.patch.object(sc, 'check_build', check_build), \
+		     mock.patch.object(sc, 'kselftest_check', kselftest_check or mock.Mock()), quiet():
 			try:
 				sc.run_all()
 			except HarnessError:
@@ -607,13 +609,93 @@ class StaticComparisons(unittest.TestCase):
 		self.assertEqual(sc._objects(['drivers/connector/cn_proc.c', 'tools/testing/selftests/connector/event_check.c']),
 				 ['drivers/connector/cn_proc.o'])
 
+	def test_the_selftests_builds_run_where_the_series_has_it(self):
+		check = mock.Mock()
+		self.assertTrue(self.run_all(selftest_files=['tools/testing/selftests/connector/cn_proc_test.c'], kselftest_check=check))
+		check.assert_called_once_with()
+		check = mock.Mock()
+		self.assertTrue(self.run_all(selftest_files=['tools/testing/selftests/x/y.c'], kselftest_check=check))
+		check.assert_not_called()
+
+	def test_a_selftest_build_that_fails_fails(self):
+		def check():
+			raise HarnessError('x')
+		self.assertFalse(self.run_all(selftest_files=['tools/testing/selftests/connector/Makefile'], kselftest_check=check))
+
+
+class KselftestBuilds(unittest.TestCase):
+	"""The selftest built as CI systems build it: gcc and clang, each
+	listener of x86_64 and arm64, the headers once per architecture."""
+
+	def test_the_builds(self):
+		argvs = harness_static.kselftest_argvs('/t', '/o', 2)
+		self.assertEqual([n for n, _ in argvs],
+				 ['kselftest-headers-x86_64', 'kselftest-headers-arm64', 'kselftest-x86_64-gcc-64',
+				  'kselftest-x86_64-gcc-32', 'kselftest-x86_64-clang-64', 'kselftest-x86_64-clang-32',
+				  'kselftest-arm64-gcc-64', 'kselftest-arm64-clang-64'])
+		for n, argv in argvs[:2]:
+			self.assertEqual(argv[-1], 'headers', n)
+		for n, argv in argvs[2:]:
+			self.assertEqual(argv[:3], ['make', '-C', '/t/tools/testing/selftests'], n)
+			self.assertIn('TARGETS=connector', argv, n)
+			self.assertEqual('LLVM=1' in argv, '-clang-' in n, n)
+			cflags = [a[len('USERCFLAGS='):] for a in argv if a.startswith('USERCFLAGS=')]
+			ldflags = [a[len('USERLDFLAGS='):] for a in argv if a.startswith('USERLDFLAGS=')]
+			self.assertEqual(len(cflags), 1, n)
+			self.assertIn('-Werror', cflags[0].split(), n)
+			self.assertEqual('-m32' in cflags[0].split(), n.endswith('-32'), n)
+			self.assertEqual('-m32' in ldflags[0].split(), n.endswith('-32'), n)
+			arch = n.split('-')[1]
+			self.assertIn(f'KHDR_INCLUDES=-isystem /o/headers-{arch}/usr/include', argv, n)
+			self.assertIn('CROSS_COMPILE=aarch64-linux-gnu-' if arch == 'arm64' else 'CROSS_COMPILE=', argv, n)
+
+	def elf(self, bits, machine, arch, want_bits):
+		prog = os.path.join(temp_dir(self), 'cn_proc_test')
+		open(prog, 'w').close()
+		head = (f'ELF Header:\n  Class:                             ELF{bits}\n'
+			f'  Machine:                           {machine}\n')
+		with mock.patch.object(harness_static, 'output', return_value=head):
+			return harness_static.elf_problem(prog, harness_config.load_arch(arch), want_bits)
+
+	def test_a_program_of_its_class_and_machine_passes(self):
+		self.assertEqual(self.elf(64, 'Advanced Micro Devices X86-64', 'x86_64', 64), '')
+		self.assertEqual(self.elf(32, 'Intel 80386', 'x86_64', 32), '')
+		self.assertEqual(self.elf(64, 'AArch64', 'arm64', 64), '')
+
+	def test_a_program_of_another_class_or_machine_or_none_fails(self):
+		self.assertNotEqual(self.elf(64, 'Advanced Micro Devices X86-64', 'x86_64', 32), '')
+		self.assertNotEqual(self.elf(32, 'Intel 80386', 'x86_64', 64), '')
+		self.assertNotEqual(self.elf(64, 'Advanced Micro Devices X86-64', 'arm64', 64), '')
+		self.assertNotEqual(harness_static.elf_problem('/nonexistent/cn_proc_test',
+							       harness_config.load_arch('x86_64'), 64), '')
+
+	def test_a_missing_program_fails_the_check(self):
+		tree, opts = fake_tree(self)
+		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
+		sc.tree = tree
+		with mock.patch.object(harness_static, 'run', lambda argv, **kw: completed(argv)), quiet(), \
+		     self.assertRaises(HarnessError):
+			sc.kselftest_check()
+
 
 class FileDiffs(unittest.TestCase):
 	WANT = {'kernel/time/timekeeping.c.diff': 'diff a\n', 'include/linux/x.h.diff': 'diff b\n'}
+	PATCH = '0003-selftests-connector-Add-x.patch'
+	SERIES = '0001-a.patch\n0002-b.patch\n' + PATCH + '\n'
 
-	def check(self, have):
+	def check(self, have, patch='patch 3\n', series=SERIES, others=()):
+		top = temp_dir(self)
+		os.makedirs(os.path.join(top, 'patches'))
+		with open(os.path.join(top, 'patches', 'series'), 'w') as f:
+			f.write(series)
+		for name, text in ((self.PATCH, patch), *((o, 'x') for o in others)):
+			if text is not None:
+				with open(os.path.join(top, 'patches', name), 'w') as f:
+					f.write(text)
 		with mock.patch.object(harness_diffs, 'expected', return_value=dict(self.WANT)), \
-		     mock.patch.object(harness_diffs, 'present', return_value=have), quiet():
+		     mock.patch.object(harness_diffs, 'present', return_value=have), \
+		     mock.patch.object(harness_diffs, 'selftest_patch', return_value=(self.PATCH, 'patch 3\n')), \
+		     mock.patch.object(harness_diffs, 'TOP', top), quiet():
 			try:
 				return harness_diffs.file_diffs(None, '', check=True)
 			except HarnessError:
@@ -621,6 +703,13 @@ class FileDiffs(unittest.TestCase):
 
 	def test_up_to_date_passes(self):
 		self.assertEqual(self.check(dict(self.WANT)), 0)
+
+	def test_the_selftests_patch_stale_missing_or_out_of_the_series_fails(self):
+		self.assertIsNone(self.check(dict(self.WANT), patch='patch 3, older\n'))
+		self.assertIsNone(self.check(dict(self.WANT), patch=None))
+		self.assertIsNone(self.check(dict(self.WANT), series='0001-a.patch\n0002-b.patch\n'))
+		self.assertIsNone(self.check(dict(self.WANT), series=self.PATCH + '\n0001-a.patch\n0002-b.patch\n'))
+		self.assertIsNone(self.check(dict(self.WANT), others=['0003-selftests-connector-Old.patch']))
 
 	def test_stale_missing_or_left_over_fails(self):
 		for have in ({**self.WANT, 'kernel/time/timekeeping.c.diff': 'diff old\n'},

@@ -315,6 +315,9 @@ class Runs(unittest.TestCase):
 		(results_test holds them to a real boot)."""
 		source = harness_util.file_text(os.path.join(TOP, harness_guest.SELFTEST, 'cn_proc_test.c'))
 		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"', source)
+		order = re.findall(r'test_order\([^;]*"([a-z_]+)"\);', source)
+		self.assertEqual(sorted(order), ['ack_order', 'load_order', 'load_unique'])
+		names += order
 		self.assertTrue(names)
 		for name in names:
 			self.assertIn(name, harness_config.SELFTEST_CHECKS)
@@ -663,30 +666,78 @@ class Makefile(unittest.TestCase):
 		self.assertNotIn('--arch', self.harness_line(ARCH='arm'))
 
 
-class SelftestDiffs(unittest.TestCase):
-	"""make file-diffs: the selftest's change to the files of its directory
-	that the tree has already, against a pristine tree of 7.3's."""
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kselftest_harness.h of the newest line')
+class SelftestHostTest(unittest.TestCase):
+	"""The host test of the selftest's checks (tests/selftest/), built as
+	make unit-tests builds it, passes; so a broken check fails here."""
 
-	def test_the_selftest_makefile_and_gitignore_diffs(self):
-		import harness_diffs
-		st = 'tools/testing/selftests/connector'
+	def test_it_passes(self):
+		selftests = os.path.join(os.path.dirname(KUNIT_TOOL), 'selftests')
 		with tempfile.TemporaryDirectory() as tmp:
-			os.makedirs(os.path.join(tmp, 'src', st))
-			with open(os.path.join(tmp, 'src', st, 'Makefile'), 'w') as f:
-				f.write('# SPDX-License-Identifier: GPL-2.0\nCFLAGS += -Wall $(KHDR_INCLUDES)\n\n'
-					'TEST_GEN_PROGS = proc_filter\n\ninclude ../lib.mk\n')
-			with open(os.path.join(tmp, 'src', st, '.gitignore'), 'w') as f:
-				f.write('proc_filter\n')
+			subprocess.run(harness.selftest_host_test_argv(selftests, tmp), check=True)
+			res = subprocess.run([os.path.join(tmp, 'event_check_test')], stdout=subprocess.PIPE, text=True)
+		self.assertEqual(res.returncode, 0, res.stdout)
+		self.assertRegex(res.stdout, r'\nok [0-9]+ global.stamps_in_order\n')
+
+
+class SelftestPatch(unittest.TestCase):
+	"""make file-diffs: the selftest's patch, made from its files and its
+	changelog against a pristine tree's connector directory."""
+	MAINTAINERS = ('NETWORKING DRIVERS\nM:\tA <a@example.org>\nF:\tdrivers/connector/\nF:\tdrivers/net/\n'
+		       'F:\ttools/testing/selftests/drivers/net/\nX:\tdrivers/net/can/\n\nOTHER\nF:\tz/\n')
+
+	def src(self, tmp):
+		import harness_diffs
+		st = os.path.join(tmp, 'src', harness_diffs.SELFTEST)
+		os.makedirs(st)
+		for name, text in (('Makefile', '# SPDX-License-Identifier: GPL-2.0\nCFLAGS += -Wall $(KHDR_INCLUDES)\n\n'
+				    'TEST_GEN_PROGS = proc_filter\n\ninclude ../lib.mk\n'),
+				   ('.gitignore', 'proc_filter\n'), ('proc_filter.c', 'int main(void) {}\n')):
+			with open(os.path.join(st, name), 'w') as f:
+				f.write(text)
+		with open(os.path.join(tmp, 'src', 'MAINTAINERS'), 'w') as f:
+			f.write(self.MAINTAINERS)
+		return os.path.join(tmp, 'src')
+
+	def test_the_patch(self):
+		import harness_diffs
+		with tempfile.TemporaryDirectory() as tmp:
+			name, text = harness_diffs.selftest_patch(self.src(tmp))
+		series = harness_util.file_text(os.path.join(TOP, 'patches', 'series')).split()
+		self.assertEqual(series[harness_diffs.PATCH_NUMBER - 1], name)
+		self.assertIn('\nSubject: [PATCH 3/3] selftests: connector: ', text)
+		head = text[:text.index('\n---\n')]
+		self.assertTrue(head.rstrip().endswith('\n\nSigned-off-by: ' + harness_diffs.changelog()[0]['From']), head)
+		for f in harness_diffs.selftest_files():
+			self.assertIn(f'+++ b/{harness_diffs.SELFTEST}/{f}\n', text)
+		self.assertNotIn('proc_filter.c', text)		# the tree's own, kept
+		self.assertIn('\n+F:\ttools/testing/selftests/connector/\n F:\ttools/testing/selftests/drivers/net/\n', text)
+		# The test's host test, its changelog and the per-file diffs stay out.
+		for f in ('event_check_test.c', 'changelog', '.diff', 'settings'):
+			self.assertNotIn(f'{f}\n', ''.join(l + '\n' for l in re.findall(r'^\+\+\+ b/(\S+)', text, re.M)))
+
+	def test_maintainers_once_in_its_entry(self):
+		import harness_diffs
+		once = harness_diffs.maintainers_with_selftest(self.MAINTAINERS)
+		self.assertEqual(once.count('selftests/connector'), 1)
+		self.assertLess(once.index('drivers/net/\n'), once.index('selftests/connector'))
+		self.assertLess(once.index('selftests/connector'), once.index('selftests/drivers/net'))
+		self.assertEqual(harness_diffs.maintainers_with_selftest(once), once)
+		with self.assertRaises(HarnessError):
+			harness_diffs.maintainers_with_selftest('OTHER\nF:\tz/\n')
+
+	def test_the_per_file_diffs_leave_the_selftest_out(self):
+		import harness_diffs
+		with tempfile.TemporaryDirectory() as tmp:
+			src = self.src(tmp)
 			os.makedirs(os.path.join(tmp, 'series'))
-			open(os.path.join(tmp, 'series', 'series'), 'w').close()
+			name, text = harness_diffs.selftest_patch(src)
+			with open(os.path.join(tmp, 'series', name), 'w') as f:
+				f.write(text)
+			with open(os.path.join(tmp, 'series', 'series'), 'w') as f:
+				f.write(name + '\n')
 			line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', os.path.join(tmp, 'series'), ())
-			want = harness_diffs.expected(line, os.path.join(tmp, 'src'))
-			self.assertEqual(sorted(want), [f'{st}/.gitignore.diff', f'{st}/Makefile.diff'])
-			for p, text in want.items():
-				self.assertEqual(text, harness_util.file_text(os.path.join(TOP, p)), p)
-			# A file the tree has not: whole in the repository, no diff.
-			os.remove(os.path.join(tmp, 'src', st, '.gitignore'))
-			self.assertEqual(sorted(harness_diffs.expected(line, os.path.join(tmp, 'src'))), [f'{st}/Makefile.diff'])
+			self.assertEqual(sorted(harness_diffs.expected(line, src)), ['MAINTAINERS.diff'])
 
 
 if __name__ == '__main__':

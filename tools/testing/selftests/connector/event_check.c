@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/cn_proc.h>
 
 #include "event_check.h"
 
-#define CMP(x, y)	(((x) > (y)) - ((x) < (y)))
+static int cmp_u64(unsigned long long x, unsigned long long y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmp_s64(long long x, long long y)
+{
+	return (x > y) - (x < y);
+}
 
 struct item {
 	__u32 cpu, seq;
@@ -19,13 +28,13 @@ static int cmp_item(const void *a, const void *b)
 	const struct item *x = a, *y = b;
 
 	if (x->cpu != y->cpu)
-		return CMP(x->cpu, y->cpu);
-	return x->rel != y->rel ? CMP(x->rel, y->rel) : CMP(x->idx, y->idx);
+		return cmp_u64(x->cpu, y->cpu);
+	return x->rel != y->rel ? cmp_s64(x->rel, y->rel) : cmp_u64(x->idx, y->idx);
 }
 
 static int cmp_ts(const void *a, const void *b)
 {
-	return CMP(((const struct item *)a)->ts, ((const struct item *)b)->ts);
+	return cmp_u64(((const struct item *)a)->ts, ((const struct item *)b)->ts);
 }
 
 static void scan_cpus(const struct item *it, size_t n, struct ec_stats *st)
@@ -131,12 +140,13 @@ int ec_match_one(const struct ec_event *ev, size_t n, const struct ec_match *m,
 struct life {
 	int pid;
 	unsigned int forks;
+	size_t fork_at;		/* receive order of the fork */
 	unsigned long long born, died;
 };
 
 static int cmp_life(const void *a, const void *b)
 {
-	return CMP(((const struct life *)a)->pid, ((const struct life *)b)->pid);
+	return cmp_s64(((const struct life *)a)->pid, ((const struct life *)b)->pid);
 }
 
 static struct life *life_of(struct life *l, size_t n, int pid)
@@ -148,7 +158,9 @@ static struct life *life_of(struct life *l, size_t n, int pid)
 
 /*
  * Equal stamps tell no order: only a stamp strictly below the fork or
- * above the exit counts. A pid forked more than once is not checked.
+ * above the exit counts. A pid forked more than once is not checked. An
+ * event received before the fork is of an earlier process of that pid
+ * (pids wrap): a process's events are sent, so received, after its fork.
  */
 long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, size_t npids,
 			  size_t *checked)
@@ -169,8 +181,9 @@ long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, 
 		p = life_of(l, m, ev[i].pid);
 		if (p && ev[i].what == PROC_EVENT_FORK) {
 			p->forks++;
+			p->fork_at = i;
 			p->born = ev[i].ts;
-		} else if (p && ev[i].what == PROC_EVENT_EXIT) {
+		} else if (p && ev[i].what == PROC_EVENT_EXIT && p->forks) {
 			p->died = ev[i].ts;
 		}
 	}
@@ -178,7 +191,8 @@ long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, 
 		const struct ec_event *e = &ev[i];
 
 		p = life_of(l, m, e->what == PROC_EVENT_FORK ? e->ppid : e->pid);
-		bad += p && p->forks == 1 && (e->ts < p->born || e->ts > p->died);
+		if (p && p->forks == 1 && i >= p->fork_at)
+			bad += e->ts < p->born || e->ts > p->died;
 	}
 	for (*checked = 0, i = 0; i < m; i++)
 		*checked += l[i].forks == 1;
@@ -197,4 +211,25 @@ int ec_check_delta(unsigned long long ts_a, unsigned long long ts_b,
 	if ((d > user_ns ? d - user_ns : user_ns - d) > EC_DELTA_TOL_NS)
 		return EC_DELTA_OFF;
 	return EC_DELTA_OK;
+}
+
+/* "ADDRESS TYPE NAME [MODULE]" a line: the name must match whole */
+int ec_stamps_in_order(FILE *kallsyms)
+{
+	char *line = NULL, *name;
+	size_t size = 0;
+	int found = 0;
+
+	if (!kallsyms)
+		return -1;
+	while (!found && getline(&line, &size, kallsyms) > 0) {
+		name = strchr(line, ' ');
+		name = name ? strchr(name + 1, ' ') : NULL;
+		/* the name ends the line, or a tab precedes the module */
+		if (name)
+			found = !strncmp(name + 1, EC_STAMP_HELPER, strlen(EC_STAMP_HELPER)) &&
+				strchr(" \t\n", name[1 + strlen(EC_STAMP_HELPER)]);
+	}
+	free(line);
+	return ferror(kallsyms) ? -1 : found;
 }

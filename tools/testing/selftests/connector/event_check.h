@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 /* A stamp may lead the clock by 1 ns per message stamped in one tick */
@@ -61,5 +62,14 @@ long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids,
 enum { EC_DELTA_OK, EC_DELTA_SHORT, EC_DELTA_OFF };
 int ec_check_delta(unsigned long long ts_a, unsigned long long ts_b,
 		   unsigned long long sleep_ns, unsigned long long user_ns);
+
+/*
+ * Whether the kernel stamps each message where send_msg() assigns its seq,
+ * which the order checks need: its helper ktime_stamp_ns() is in the
+ * kallsyms listing (names are listed whatever kptr_restrict says).
+ * 1: listed, 0: not listed, -1: no listing (kallsyms NULL or unreadable).
+ */
+#define EC_STAMP_HELPER	"ktime_stamp_ns"
+int ec_stamps_in_order(FILE *kallsyms);
 
 #endif

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of event_check.c on crafted event streams: every check
- * passes good input and catches the bad input it is there for.
+ * Host unit tests of the selftest's event_check.c on crafted event streams
+ * and kallsyms listings: every check passes good input and catches the bad
+ * input it is there for. Not part of the selftest's posting: the kselftest
+ * tree runs tests on the kernel under test, and has no place for host
+ * tests of a test's own helpers. Built by make unit-tests against the
+ * kselftest_harness.h of the newest line's source:
+ *   cc -I SELFTESTS -I SELFTESTS/connector event_check_test.c \
+ *      SELFTESTS/connector/event_check.c
  */
 #include <string.h>
 #include <linux/cn_proc.h>
 
-#include "../kselftest_harness.h"
+#include "kselftest_harness.h"
 #include "event_check.h"
 
 #define MS	1000000ULL
@@ -220,6 +226,23 @@ TEST(causal_order)
 	EXPECT_EQ(1U, checked);
 }
 
+static size_t checked_dummy;
+
+/* An earlier process of pid 30, forked before the recording, exits: not 30's */
+TEST(causal_order_pid_wrapped)
+{
+	static const int pids[] = { 30, 20 };
+	struct ec_event ev[8] = { EV(EXIT, 30, 5, 90) };
+
+	memcpy(&ev[1], family, sizeof(family));
+	EXPECT_EQ(0, ec_check_causal(ev, 8, pids, 2, &checked_dummy));
+	ev[5].what = PROC_EVENT_NONE;	/* 30's own exit not received */
+	EXPECT_EQ(0, ec_check_causal(ev, 8, pids, 2, &checked_dummy));
+	/* still caught: an event received after the fork, stamped below it */
+	ev[4].ts = 299;
+	EXPECT_EQ(1, ec_check_causal(ev, 8, pids, 2, &checked_dummy));
+}
+
 #define DELTA(a, b, sleep, user) \
 	ec_check_delta((a) * MS, (b) * MS, (sleep) * MS, (user) * MS)
 
@@ -233,6 +256,40 @@ TEST(delta)
 	/* a clock that jumped, or a wrong userspace measurement */
 	EXPECT_EQ(EC_DELTA_OFF, DELTA(1000, 1130, 100, 100));
 	EXPECT_EQ(EC_DELTA_OFF, DELTA(1000, 1100, 100, 79));
+}
+
+/* The probe that decides the order checks, on crafted listings */
+static int probe(const char *listing)
+{
+	FILE *f = fmemopen((void *)listing, strlen(listing), "r");
+	int ret = ec_stamps_in_order(f);
+
+	fclose(f);
+	return ret;
+}
+
+TEST(stamps_in_order)
+{
+	FILE *dir = fopen("/", "r");
+
+	EXPECT_EQ(1, probe("ffffffff81000000 T _stext\n"
+			   "ffffffff81234560 T ktime_stamp_ns\n"
+			   "ffffffff81234600 t cn_proc_mcast_ctl\n"));
+	/* kptr_restrict: the addresses are zeros, the names are there */
+	EXPECT_EQ(1, probe("0000000000000000 T ktime_get_ns\n0000000000000000 T ktime_stamp_ns\n"));
+	EXPECT_EQ(1, probe("0000000000000000 T ktime_stamp_ns"));	/* no newline */
+	/* only a name that matches whole counts */
+	EXPECT_EQ(0, probe("ffffffff81234560 T ktime_get_ns\n"
+			   "ffffffff81234568 T ktime_stamp_ns_test\n"
+			   "ffffffff81234570 r __ksymtab_ktime_stamp_ns\n"
+			   "ffffffff81234578 T xktime_stamp_ns\n"
+			   "ktime_stamp_ns\n"));
+	EXPECT_EQ(0, probe(""));
+	EXPECT_EQ(-1, ec_stamps_in_order(NULL));
+	/* a read error (a directory): unknown, not "no" */
+	ASSERT_NE(NULL, dir);
+	EXPECT_EQ(-1, ec_stamps_in_order(dir));
+	fclose(dir);
 }
 
 TEST_HARNESS_MAIN
