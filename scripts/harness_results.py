@@ -218,7 +218,13 @@ class Why(str):
 KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'init_missing', 'init_mode',
 	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
 	 'client_missing',
-	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail')
+	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail', 'undecided')
+
+# The selftest's checks of the order the series promises: it reports them
+# SKIP on a kernel without ktime_stamp_ns(). Every kernel the boot test
+# boots has it (base is the tree with the series' first patch), so each
+# must be decided: a SKIP there is a probe that went wrong.
+ORDER_CHECKS = ('ack_order', 'load_order', 'load_unique')
 
 
 def boot_problems(res: dict) -> List[Why]:
@@ -312,6 +318,8 @@ def verdict(res: dict, boot: Boot) -> List[Why]:
 		for c in sorted((must | may) - set(res['checks']))]
 	why += [Why('failed', c, f'{c} failed') for c in sorted(got - must - may)]
 	why += [Why('did_not_fail', c, f'{c} did not fail') for c in sorted(must - got)]
+	why += [Why('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel with ktime_stamp_ns()')
+		for c in ORDER_CHECKS if res['checks'].get(c) == 'skip']
 	return why
 
 

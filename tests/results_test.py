@@ -350,6 +350,17 @@ class Logs(unittest.TestCase):
 		lines = edited('x86_64-jiffies-base.log', 'cn_proc-selftest: exit 1\n', 'cn_proc-selftest: exit 0\n')
 		self.assertEqual(kinds(judge_lines(lines, boot('jiffies', 'base'))[1]), [('exit_status', 'cn_proc-selftest')])
 
+	def test_a_skipped_order_check_is_a_failure(self):
+		"""Every kernel the boot test boots has ktime_stamp_ns(): the
+		selftest must decide the order checks there, on base too."""
+		for check in harness_results.ORDER_CHECKS:
+			n = {'ack_order': 2, 'load_order': 17, 'load_unique': 18}[check]
+			lines = edited('x86_64-smp2-patched.log', f'ok {n} {check}\n',
+				       f'ok {n} {check} # SKIP no ktime_stamp_ns in /proc/kallsyms\n')
+			res, why = judge_lines(lines, boot('smp2'))
+			self.assertEqual(res['checks'][check], 'skip')
+			self.assertEqual(kinds(why), [('undecided', check)], check)
+
 	def test_a_skipped_result_is_no_failure(self):
 		lines = edited('x86_64-smp2-patched.log', 'ok 11 coredump\n', 'ok 11 coredump # SKIP no core dumps\n')
 		res, why = judge_lines(lines, boot('smp2'))
