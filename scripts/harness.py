@@ -18,21 +18,16 @@ import time
 from typing import Dict, List, Tuple
 
 sys.dont_write_bytecode = True
-from harness_config import (DEFAULT_ARCH, Boot, Line, Options, kunit_cases, load_arch, load_lines,  # noqa: E402
-			    load_runs, select_boots, select_lines, series_patches)
-from harness_kernel import (Kernels, Tree, build_order, cached_source, config_fragments, fetch_source,  # noqa: E402
-			    config_argvs, kmake_argv, source_argv)
-from harness_guest import (TCG, accelerator, boot_and_parse, build_initramfs, guest_build_argvs,  # noqa: E402
-			   kselftest_tree_path, qemu_argv)
-from harness_stage import debs_argv, fragments, staging_commands  # noqa: E402
+from harness_config import (DEFAULT_ARCH, Boot, Options, kunit_cases, load_lines, load_runs,  # noqa: E402
+			    select_boots, select_lines, series_patches)
+from harness_kernel import Tree, cached_source, fetch_source  # noqa: E402
+import harness_boot  # noqa: E402
+from harness_boot import KUNIT_TOOL  # noqa: E402
+from harness_plan import Cmd, Dry, Real  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, describe,  # noqa: E402
-			  file_text, note, output, run, show, stage, stage_summary)
-
-
-# Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
-KUNIT_TOOL = 'tools/testing/kunit'
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, file_text, note,  # noqa: E402
+			  output, run, show, stage, stage_summary)
 
 
 def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
@@ -55,121 +50,24 @@ class Harness:
 		self.newest = self.all_lines[0]
 		self.lines = select_lines(self.opts, self.all_lines)
 		self.runs = load_runs(self.all_lines)
-		self.accel: Dict[str, str] = {}
+		# What runs the commands: the real run's or the dry run's executor.
+		self.ex = Dry() if opts.dry_run else Real()
 		os.makedirs(os.path.join(self.opts.out, 'logs'), exist_ok=True)
 
 	def boots(self) -> Dict[str, List[Boot]]:
 		return select_boots(self.runs, self.lines, self.opts)
 
 	def newest_source(self, fetch: bool = True) -> str:
-		"""The newest line's pristine source, where KTAP's parser
-		(tools/testing/kunit), the kselftest headers and the memory model
-		come from: KSRC if it is that line, else the Debian package's in
-		the cache, fetched if FETCH, '' if not and it is not there."""
+		"""The newest line's pristine source (harness_boot.newest_source()),
+		or, unless FETCH, the one in the cache, '' if it is not there."""
+		if fetch:
+			return harness_boot.newest_source(self.opts, self.lines, self.newest, self.ex)
 		if self.opts.ksrc and self.lines[0].name == self.newest.name:
 			return os.path.realpath(self.opts.ksrc)
-		if fetch:
-			return fetch_source(self.newest, self.opts)
 		return cached_source(self.newest) or ''
 
-	def use_kunit_parser(self) -> None:
-		"""KTAP is read with the newest line's tools/testing/kunit."""
-		harness_results.use_kunit_parser(os.path.join(self.newest_source(), KUNIT_TOOL))
-
-	# boot-test ------------------------------------------------------
-
 	def boot_test(self) -> int:
-		boots = self.boots()
-		if self.opts.dry_run:
-			return self.dry_run(boots)
-		with open(os.path.join(self.opts.out, 'commit'), 'w') as f:
-			f.write(describe() + '\n')
-		with stage('kunit_parser'):
-			self.use_kunit_parser()
-		print(f'logs: {self.opts.out}/logs/LINE/; results: {self.opts.out}/LINE/results/', flush=True)
-		return self.each_line('boot test', lambda line: self.boot_line(line, boots[line.name]))
-
-	def each_line(self, what: str, step) -> int:
-		"""STEP on every chosen line, the others still run when one fails
-		(False or a HarnessError); 0 only if none did."""
-		failed = []
-		for line in self.lines:
-			try:
-				if step(line) is False:
-					failed.append(line.name)
-			except HarnessError as e:
-				print(f'error: {e}', flush=True)
-				failed.append(line.name)
-		if failed:
-			print(f'error: {what} failed for: {" ".join(failed)}', flush=True)
-			return 1
-		print(f'{what}: passed for {" ".join(l.name for l in self.lines)}', flush=True)
-		return 0
-
-	def boot_argv(self, tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str) -> Tuple[List[str], str]:
-		"""QEMU's command line of boot B, and its serial log."""
-		arch = load_arch(b.run.arch)
-		image = kernels.image(*b.kernel)
-		args = list(b.run.kernel_cmdline())
-		prog_args = self.opts.storm_args if b.run.mode == 'storm' else self.opts.selftest_args
-		if prog_args and b.run.mode != 'kunit':
-			args.append(f'cnproc_args="{" ".join(prog_args)}"')
-		log = os.path.join(tree.logs, f'boot-{arch.name}-{b.name}.log')
-		return qemu_argv(arch, image, initrd, log, b.run.cpus, args, accel, b.run.cpu_model), log
-
-	def boot_line(self, line: Line, boots: List[Boot], cached_only: bool = False) -> bool:
-		"""BOOTS of LINE, their kernels built (or, CACHED_ONLY, taken from
-		the cache or refused), each judged; False if one was not as its run
-		expects."""
-		tree = Tree(line, self.opts)
-		kernels = Kernels(tree, self.opts)
-		with stage(f'{line.name}: tree'):
-			tree.prepare()
-		if cached_only:
-			for k in dict.fromkeys(b.kernel for b in boots):
-				with stage(f'{line.name}: config {k[0]} {k[1]}'):
-					kernels.configure(load_arch(k[0]), k[1])
-				if not kernels.present(load_arch(k[0]), k[1], k[2]):
-					raise HarnessError(f'Linux {line.name} {" ".join(k)}: no such kernel in the cache; '
-							   'make boot-test builds it')
-			# The guest is built from the tree at the series, as ensure() leaves it.
-			with stage(f'{line.name}: tree at patched'):
-				tree.patched()
-		else:
-			kernels.ensure(b.kernel for b in boots)
-		# A wrong instruction sequence fails the line, after its boots.
-		bad_helper = self.check_helper_instructions(line, kernels, boots)
-		archs = list(dict.fromkeys(b.run.arch for b in boots))
-		initrd = {}
-		for a in archs:
-			with stage(f'{line.name}: initramfs {a}'):
-				initrd[a] = build_initramfs(tree, load_arch(a), self.opts, self.newest_source())
-		results = os.path.join(tree.lout, 'results')
-		shutil.rmtree(results, ignore_errors=True)
-		judged = {a: [] for a in archs}
-		for b in boots:
-			arch = load_arch(b.run.arch)
-			accel = accelerator(arch, kernels.image(*b.kernel), initrd[arch.name], tree.logs, self.accel)
-			argv, log = self.boot_argv(tree, kernels, b, initrd[arch.name], accel)
-			with stage(f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
-				   f'{", " + " ".join(b.run.kernel_cmdline()) if b.run.kernel_cmdline() else ""})'):
-				res = boot_and_parse(argv, log, self.opts.boot_timeout)
-			os.makedirs(os.path.join(results, arch.name), exist_ok=True)
-			why = harness_results.verdict(res, b)
-			harness_results.save({**res, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
-					     os.path.join(results, arch.name, b.name + '.json'))
-			judged[arch.name].append({'boot': b, 'res': res, 'why': why})
-		ok = True
-		for a in archs:
-			title = f'Linux {line.name} ({tree.id}) on {a}, QEMU -accel {self.accel[a]}'
-			out = harness_results.report(title, judged[a])
-			print('\n' + '\n'.join(out), flush=True)
-			with open(os.path.join(results, f'{a}.md'), 'w') as f:
-				f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
-			ok = ok and not any(j['why'] for j in judged[a])
-		for b in bad_helper:
-			print(f'error: {b}', flush=True)
-		return ok and not bad_helper
+		return harness_boot.boot_test(self.opts, self.lines, self.boots(), self.newest, self.ex)
 
 	def boot_one(self) -> int:
 		"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
@@ -180,63 +78,7 @@ class Harness:
 		boots = [b for b in select_boots(self.runs, line, Options(configs=(run,)))[name] if b.variant == variant]
 		if not boots:
 			raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
-		if self.opts.dry_run:
-			return self.dry_run({name: boots})
-		with stage('kunit_parser'):
-			self.use_kunit_parser()
-		return 0 if self.boot_line(line[0], boots, cached_only=True) else 1
-
-	def dry_run(self, boots: Dict[str, List[Boot]]) -> int:
-		"""Every make and QEMU command the boots would run, none run: the
-		kernels' (each only if neither built nor in the cache), the guest's
-		headers and the staging of its programs, the boots (with software
-		emulation: KVM is chosen, where usable, by a probe boot)."""
-		for line in (l for l in self.all_lines if l.name in boots):
-			tree = Tree(line, self.opts)
-			kernels = Kernels(tree, self.opts)
-			print(f'Linux {line.name}: {self.opts.ksrc or line.package + " (" + line.suite + ")"}, '
-			      f'copied to {tree.path}', flush=True)
-			if not self.opts.ksrc:
-				# The package, then (unless the cache has it) its tree.
-				show(debs_argv(line.suite, line.package))
-				show(source_argv(f'{line.package}_VERSION_all.deb', os.path.join(cache_dir(), 'src', 'KEY')))
-			order = build_order(b.kernel for b in boots[line.name])
-			for arch, flavour in dict.fromkeys((a, f) for a, f, _ in order):
-				a, build = load_arch(arch), kernels.build_dir(arch, flavour)
-				frags = config_fragments(self.opts, a, flavour, kernels.extra_fragments(a))
-				for argv in config_argvs(tree.path, build + '.config', a, frags, self.opts.jobs):
-					show(argv)
-			for arch, flavour, variant in order:
-				print(f'  # {arch} {flavour} {variant}, the tree at {variant}', flush=True)
-				show(kernels.build_argv(load_arch(arch), flavour))
-			for arch in dict.fromkeys(b.run.arch for b in boots[line.name]):
-				a = load_arch(arch)
-				for _, argv in guest_build_argvs(tree, a, self.opts, kselftest_tree_path(self.opts)):
-					show(argv)
-				for frag, suite in fragments(self.opts, a):
-					for c in staging_commands(frag, self.opts, a, suite):
-						print(f'  {c}' if c.startswith('#') else f'  $ {c}', flush=True)
-			for b in boots[line.name]:
-				initrd = os.path.join(tree.lout, f'initramfs-{b.run.arch}.cpio.gz')
-				show(self.boot_argv(tree, kernels, b, initrd, TCG)[0])
-		return 0
-
-	def check_helper_instructions(self, line: Line, kernels: Kernels, boots: List[Boot]) -> List[str]:
-		"""An arm64 kernel with the series must contain the helper's atomics
-		as tests/litmus/ models them: what does not."""
-		bad = []
-		for arch, flavour, variant in dict.fromkeys(b.kernel for b in boots):
-			if arch != 'arm64' or variant != 'patched':
-				continue
-			import litmus
-			dis = os.path.join(kernels.image_dir(arch, flavour, variant), 'helper.dis')
-			with stage(f'{line.name}: {arch} {flavour} {variant}: the helper\'s atomics as tests/litmus/ models them'):
-				problems = litmus.check_arm64_sequence(file_text(dis))
-				note(f'{dis}: ' + ('; '.join(problems) if problems else 'as modelled'))
-			if problems:
-				bad.append(f'{dis}: the helper\'s atomics are not those tests/litmus/aarch64-*.litmus model: '
-					   + '; '.join(problems))
-		return bad
+		return harness_boot.boot_one(self.opts, line[0], boots, self.lines, self.newest, self.ex)
 
 	# static checks, unit tests, file diffs --------------------------
 
@@ -246,7 +88,8 @@ class Harness:
 			for line in self.lines:
 				StaticChecks(line, self.opts, self.newest.name).dry_run()
 			return 0
-		return self.each_line('static checks', lambda line: StaticChecks(line, self.opts, self.newest.name).run_all())
+		return harness_boot.each_line(self.lines, 'static checks',
+					      lambda line: StaticChecks(line, self.opts, self.newest.name).run_all(), self.ex)
 
 	def unit_tests(self, required: bool = False) -> int:
 		"""The selftest's host test, the harness's unit tests, shellcheck.
@@ -352,14 +195,12 @@ class Harness:
 	# litmus ---------------------------------------------------------
 
 	def litmus(self) -> int:
-		import litmus
-		if self.opts.dry_run:
-			# It prints each herd7 command as it runs it.
-			show([sys.executable, os.path.join(SCRIPTS, 'litmus.py'), 'run', '--tree',
-			      self.newest_source(fetch=False) or f'{self.newest.package} (fetched)', '--jobs', str(self.opts.jobs)])
-			return 0
-		with stage('litmus tests (herd7)'):
-			return litmus.main(['run', '--tree', self.newest_source(), '--jobs', str(self.opts.jobs)])
+		"""litmus.py run, which prints each herd7 command as it runs it,
+		on the newest line's memory model."""
+		tree = self.newest_source()
+		with self.ex.stage('litmus tests (herd7)'):
+			return self.ex.run(Cmd.of([sys.executable, os.path.join(SCRIPTS, 'litmus.py'), 'run', '--tree', tree,
+						   '--jobs', str(self.opts.jobs)], check=False)).returncode
 
 	# check ----------------------------------------------------------
 
@@ -459,7 +300,7 @@ class Harness:
 
 	def bench(self) -> int:
 		import harness_bench
-		return harness_bench.bench(self.opts, self.lines, self.newest_source, self.use_kunit_parser)
+		return harness_bench.bench(self.opts, self.lines, self.newest, self.ex)
 
 
 

@@ -22,7 +22,13 @@ class Arch:
 	qemu: Optional[str] = None	# qemu-system-*
 	qemu_params: Tuple[str, ...] = ()
 	cpu: str = ''			# QEMU's -cpu in software emulation, if not its default
-	debian_arch: str = ''		# busybox-static of this Debian architecture
+	# The guest's Debian packages (busybox-static, the tools, the
+	# clients): their architecture, its multiarch triplet and ELF
+	# e_machine, and the suite they come from.
+	debian_arch: str = ''
+	debian_triplet: str = ''
+	elf_machine: int = 0
+	debian_suite: str = ''
 	listeners: Tuple[Tuple[int, Tuple[str, ...]], ...] = ()	# bits, CFLAGS
 	clients: bool = False		# the real clients run in its guest
 	atomics: Tuple[str, ...] = ()	# what a run must say its kernel chooses
@@ -33,3 +39,16 @@ class Arch:
 
 	def listener_flags(self, bits: int) -> Tuple[str, ...]:
 		return dict(self.listeners)[bits]
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+	"""A kernel of a line: configs/arch/ARCH.py and
+	configs/flavours/FLAVOUR.config, built at VARIANT (base, patched or a
+	mutant)."""
+	arch: Arch
+	flavour: str
+	variant: str
+
+	def __str__(self) -> str:
+		return f'{self.arch.name} {self.flavour} {self.variant}'

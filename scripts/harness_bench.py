@@ -29,18 +29,20 @@ something did not run or a kernel reported a problem, never on a figure.
 import dataclasses
 import os
 import shutil
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import bench_native
 import bench_report
 from bench_report import DESIGNS
-from harness_config import DEFAULT_ARCH, Line, Options, load_arch
-from harness_kernel import Kernels, Tree, build_order, config_argvs, config_fragments
-from harness_guest import (KVM, TCG, accelerator, boot_and_parse, build_initramfs, guest_build_argvs,
-			   kselftest_tree_path, qemu_argv)
+from harness_arch import Arch, Kernel
+from harness_boot import newest_source, ready_kunit_parser
+from harness_config import DEFAULT_ARCH, Line, Options, Run, kernel_cmdline, load_arch
+from harness_kernel import Kernels, Tree
+from harness_guest import KVM, TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv
+from harness_plan import Cmd, Executor
 import harness_results
 from harness_results import Why
-from harness_util import TOP, HarnessError, describe, file_text, note, run, show, stage
+from harness_util import TOP, HarnessError, describe, file_text, note
 
 NATIVE_ROUNDS = 31
 # What make bench boots: the default architecture, x86_64, whose TSC its
@@ -73,15 +75,16 @@ def native_argvs(out: str) -> List[List[str]]:
 		argv + (['-f'] if os.geteuid() == 0 else [])]
 
 
-def native(out: str) -> List[str]:
-	"""stamp_native on this machine: its output."""
-	os.makedirs(os.path.join(out, 'native'), exist_ok=True)
+def native(out: str, ex: Executor) -> List[str]:
+	"""stamp_native on this machine: its output (none in a dry run)."""
+	if not ex.dry:
+		os.makedirs(os.path.join(out, 'native'), exist_ok=True)
 	*builds, argv = native_argvs(out)
 	for b in builds:
-		run(b)
+		ex.run(Cmd.of(b))
 	log = os.path.join(out, 'native.txt')
-	run(argv, log=log, what='stamp_native')
-	return file_text(log).splitlines(keepends=True)
+	ex.run(Cmd.of(argv, log=log, what='stamp_native'))
+	return [] if ex.dry else file_text(log).splitlines(keepends=True)
 
 
 def modes(accel: str):
@@ -93,12 +96,13 @@ def modes(accel: str):
 
 @dataclasses.dataclass(frozen=True)
 class BenchBoot:
-	"""One boot of make bench: DESIGN's kernel with ARGS on its command
-	line; what a design keeps (MODE '', PART the selftest, CLOCK its
-	clocksource) or ROUND of the storm in accelerator MODE."""
+	"""One boot of make bench: DESIGN's kernel with CMDLINE, its command
+	line (harness_config.kernel_cmdline()); what a design keeps (MODE '',
+	PART the selftest, CLOCK its clocksource) or ROUND of the storm in
+	accelerator MODE."""
 	name: str
 	design: str
-	args: Tuple[str, ...]
+	cmdline: Tuple[str, ...]
 	accel: str
 	extra: Tuple[str, ...] = ()
 	part: Optional[str] = None
@@ -107,14 +111,16 @@ class BenchBoot:
 	round: int = 0
 
 
-def bench_boots(opts: Options, accel: str) -> List[BenchBoot]:
+def bench_boots(opts: Options, arch: Arch, accel: str) -> List[BenchBoot]:
 	"""make bench's boots, in order: each design on each clocksource, then
 	in each mode BENCH_PAIRS rounds of the storm, every design once a
 	round, the first design of each round rotating."""
+	def cmdline(clock: Optional[str] = None, mode: str = 'selftest', prog_args: Sequence[str] = ()):
+		return tuple(kernel_cmdline(Run('bench', (), (), arch, mode=mode, clocksource=clock), prog_args))
 	boots = [BenchBoot(f'keeps-{design}-{clock or "default"}', design,
-			   (f'clocksource={clock}',) if clock else (), accel, part=SELFTEST, clock=clock)
+			   cmdline(clock), accel, part=SELFTEST, clock=clock)
 		 for design, _, _ in DESIGNS for clock in (None, 'jiffies')]
-	storm = ('cnproc_run=storm', f'cnproc_args="{" ".join([*opts.storm_args, *STORM_STATES])}"')
+	storm = cmdline(mode='storm', prog_args=[*opts.storm_args, *STORM_STATES])
 	for name, acc, extra in modes(accel):
 		for r in range(opts.bench_pairs):
 			order = [d for d, _, _ in DESIGNS]
@@ -122,33 +128,6 @@ def bench_boots(opts: Options, accel: str) -> List[BenchBoot]:
 				boots.append(BenchBoot(f'storm-{name}-{r + 1}-{design}', design, storm, acc, tuple(extra),
 						       mode=name, round=r))
 	return boots
-
-
-def dry_run(opts: Options, line: Line) -> int:
-	"""The commands make bench would run, none run: stamp_native, the
-	designs' kernels (each unless built or in the cache), the guest's
-	builds and every boot, with software emulation (KVM is chosen, where
-	usable, by a probe boot)."""
-	out = os.path.join(opts.out, 'bench')
-	arch = load_arch(ARCH)
-	tree = Tree(line, opts)
-	kernels = Kernels(tree, opts)
-	for argv in native_argvs(out):
-		show(argv)
-	build = kernels.build_dir(ARCH, 'default')
-	frags = config_fragments(opts, arch, 'default', kernels.extra_fragments(arch))
-	for argv in config_argvs(tree.path, build + '.config', arch, frags, opts.jobs):
-		show(argv)
-	for _, _, design in build_order((ARCH, 'default', d) for d, _, _ in DESIGNS):
-		print(f'  # {ARCH} default {design}, the tree at {design}', flush=True)
-		show(kernels.build_argv(arch, 'default'))
-	for _, argv in guest_build_argvs(tree, arch, opts, kselftest_tree_path(opts)):
-		show(argv)
-	initrd = os.path.join(tree.lout, f'initramfs-{arch.name}.cpio.gz')
-	for b in bench_boots(opts, TCG):
-		show(qemu_argv(arch, kernels.image(ARCH, 'default', b.design), initrd, os.path.join(out, b.name + '.log'),
-			       opts.bench_cpus, list(b.args), b.accel, extra=b.extra))
-	return 0
 
 
 def problems(res: dict, part: Optional[str]) -> List[Why]:
@@ -161,61 +140,68 @@ def problems(res: dict, part: Optional[str]) -> List[Why]:
 	return why
 
 
-def bench(opts: Options, lines: Sequence[Line], newest_source: Callable[[], str],
-	  use_kunit_parser: Callable[[], None]) -> int:
-	"""make bench on the one line of LINES; NEWEST_SOURCE gives the source
-	the guest's kselftest is built from, USE_KUNIT_PARSER readies the
-	parser of the boots' KTAP (both fetch what is not in the cache)."""
+def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> int:
+	"""make bench on the one line of LINES; the guest's kselftest is
+	built from the NEWEST line's source, as is the parser of the boots'
+	KTAP. A dry run builds and boots as the real run, on software
+	emulation, and reports nothing."""
 	check_options(opts, lines)
 	line = lines[0]
-	if opts.dry_run:
-		return dry_run(opts, line)
 	arch = load_arch(ARCH)
 	out = os.path.join(opts.out, 'bench')
-	shutil.rmtree(out, ignore_errors=True)
-	os.makedirs(out)
-	with stage('native: stamp_native on this machine\'s cores'):
-		native_lines = native(out)
-	with stage('kunit_parser'):
-		use_kunit_parser()
+	if not ex.dry:
+		shutil.rmtree(out, ignore_errors=True)
+		os.makedirs(out)
+	with ex.stage('native: stamp_native on this machine\'s cores'):
+		native_lines = native(out, ex)
+	ready_kunit_parser(opts, lines, newest, ex)
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
-	with stage(f'{line.name}: tree'):
-		tree.prepare()
-	kernels.ensure((ARCH, 'default', d) for d, _, _ in DESIGNS)
-	with stage(f'{line.name}: initramfs {ARCH}'):
-		initrd = build_initramfs(tree, arch, opts, newest_source())
+	with ex.stage(f'{line.name}: tree'):
+		tree.prepare(ex)
+	kernels.ensure((Kernel(arch, 'default', d) for d, _, _ in DESIGNS), ex)
+	with ex.stage(f'{line.name}: initramfs {ARCH}'):
+		initrd = build_initramfs(tree, arch, opts, newest_source(opts, lines, newest, ex), ex)
 	chosen: Dict[str, str] = {}
-	accel = accelerator(arch, kernels.image(ARCH, 'default', 'patched'), initrd, tree.logs, chosen)
+	accel = accelerator(arch, kernels.image(Kernel(arch, 'default', 'patched')), initrd, tree.logs, chosen, ex)
 	cpus = opts.bench_cpus
 
 	def boot_design(b: BenchBoot):
-		"""Boot B, judged by problems(): its log's lines and results."""
+		"""Boot B, judged by problems(): its log's lines and what it
+		reported (none in a dry run)."""
 		log = os.path.join(out, b.name + '.log')
-		argv = qemu_argv(arch, kernels.image(ARCH, 'default', b.design), initrd, log, cpus, list(b.args),
+		argv = qemu_argv(arch, kernels.image(Kernel(arch, 'default', b.design)), initrd, log, cpus, b.cmdline,
 				 b.accel, extra=b.extra)
-		with stage(f'{line.name}: bench boot {b.name}'):
-			res = boot_and_parse(argv, log, opts.boot_timeout)
-		why = problems(res, b.part)
+		with ex.stage(f'{line.name}: bench boot {b.name}'):
+			reported = boot_and_parse(argv, log, opts.boot_timeout, ex)
+		if reported is None:
+			return [], None
+		why = problems(reported, b.part)
 		if why:
 			raise HarnessError(f'{log}: {why[0]}')
-		return file_text(log).splitlines(keepends=True), res
+		return file_text(log).splitlines(keepends=True), reported
 
-	boots = bench_boots(opts, accel)
+	boots = bench_boots(opts, arch, accel)
 	keeps = {}
 	for b in (b for b in boots if not b.mode):
-		log_lines, res = boot_design(b)
-		keeps[b.design, b.clock] = (res, bench_report.causal(log_lines))
+		log_lines, reported = boot_design(b)
+		keeps[b.design, b.clock] = (reported, bench_report.causal(log_lines))
+	rounds_of = {}
+	for name, _, _ in modes(accel):
+		rounds: List[Dict[str, dict]] = [{} for _ in range(opts.bench_pairs)]
+		for b in (b for b in boots if b.mode == name):
+			log_lines, _ = boot_design(b)
+			if not ex.dry:
+				rounds[b.round][b.design] = bench_report.storm_results(log_lines, b.name)
+		rounds_of[name] = rounds
+	if ex.dry:
+		return 0
 	report = [f'## make bench: Linux {line.name} ({tree.id}), {cpus} vCPUs', '']
 	report += ['### Native, on this machine\'s cores (tests/bench/stamp_native.c)', '']
 	report += bench_native_report(native_lines)
 	report += ['### In the guest', ''] + bench_report.keeps_table(keeps)
 	for name, acc, extra in modes(accel):
-		rounds: List[Dict[str, dict]] = [{} for _ in range(opts.bench_pairs)]
-		for b in (b for b in boots if b.mode == name):
-			log_lines, _ = boot_design(b)
-			rounds[b.round][b.design] = bench_report.storm_results(log_lines, b.name)
-		report += bench_report.storm_table(name, ' '.join([acc, *extra]), rounds,
+		report += bench_report.storm_table(name, ' '.join([acc, *extra]), rounds_of[name],
 						   bench_report.effects(native_lines, name))
 	text = '\n'.join(report) + '\n'
 	with open(os.path.join(out, 'report.md'), 'w') as f:

@@ -23,7 +23,7 @@ import re
 import tomllib
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from harness_arch import Arch
+from harness_arch import Arch, Kernel
 from harness_util import TOP, HarnessError
 
 CONFIGS = os.path.join(TOP, 'configs')
@@ -294,7 +294,8 @@ def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
 MODES = ('selftest', 'kunit', 'storm')
 PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
 # Kernel arguments the harness gives (console=, panic=, kunit.filter_glob=) or
-# that a run names by field (clocksource=, preempt=, init's cnproc_*).
+# that a run names by field (clocksource=, preempt=, init's cnproc_*):
+# kernel_cmdline() gives them all.
 RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'kunit.filter_glob', 'clocksource', 'preempt')
 CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
 # The results the selftest (tools/testing/selftests/connector) and the real
@@ -322,7 +323,7 @@ class Run:
 	name: str
 	lines: Tuple[str, ...]
 	kernels: Tuple[Tuple[str, Expect], ...]	# variant, what it must show
-	arch: str = DEFAULT_ARCH
+	arch: Arch
 	flavour: str = 'default'
 	cpus: int = 2
 	cpu_model: Optional[str] = None	# QEMU's -cpu; software emulation
@@ -334,23 +335,6 @@ class Run:
 	atomics: Optional[str] = None
 	kernel_args: Tuple[str, ...] = ()
 
-	def kernel_cmdline(self) -> List[str]:
-		"""The kernel's arguments and init's parameters of the run, but
-		for the program's own (cnproc_args)."""
-		args = []
-		if self.clocksource:
-			args.append(f'clocksource={self.clocksource}')
-		if self.preempt:
-			args.append(f'preempt={self.preempt}')
-		args += self.kernel_args
-		if self.mode != 'selftest':
-			args.append(f'cnproc_run={self.mode}')
-		if self.listener != 64:
-			args.append(f'cnproc_listener={self.listener}')
-		if self.clients:
-			args.append('cnproc_clients=1')
-		return args
-
 	def parts(self) -> List[str]:
 		"""The parts of a boot that must start, report and finish."""
 		return ((['cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
@@ -359,6 +343,39 @@ class Run:
 
 
 RUN_KEYS = [f.name for f in dataclasses.fields(Run)]
+
+# The series' KUnit cases only: not time_test's date-range case, slow
+# under emulation. By name, as the concurrent case is a slow one too
+# (KUNIT_CASE_SLOW), which kunit.filter=speed>slow would leave out.
+KUNIT_GLOB = 'time_test_cases.ktime_stamp_ns_*'
+
+
+def harness_args(arch: Arch) -> List[str]:
+	"""The kernel arguments of every boot: the serial console, no
+	reboot on a panic, the series' KUnit cases."""
+	return [f'console={arch.console}', 'panic=-1', f'kunit.filter_glob={KUNIT_GLOB}']
+
+
+def kernel_cmdline(run: Run, prog_args: Sequence[str] = ()) -> List[str]:
+	"""The kernel command line of a boot of RUN, the one place it is made
+	(RESERVED_ARGS names what it gives): the harness's arguments, the
+	run's fields, its kernel_args, init's parameters, and PROG_ARGS, the
+	arguments of the program init runs (not kunit's)."""
+	args = harness_args(run.arch)
+	if run.clocksource:
+		args.append(f'clocksource={run.clocksource}')
+	if run.preempt:
+		args.append(f'preempt={run.preempt}')
+	args += run.kernel_args
+	if run.mode != 'selftest':
+		args.append(f'cnproc_run={run.mode}')
+	if run.listener != 64:
+		args.append(f'cnproc_listener={run.listener}')
+	if run.clients:
+		args.append('cnproc_clients=1')
+	if prog_args and run.mode != 'kunit':
+		args.append(f'cnproc_args="{" ".join(prog_args)}"')
+	return args
 
 
 def mutant_patch(name: str, out: str = '') -> Optional[str]:
@@ -450,7 +467,7 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 					   f'(tests/mutants/{v}.patch)')
 		kernels.append((v, _expect(f'{where}: kernels.{v}', e, t)))
 	fields = {k: t[k] for k in RUN_KEYS if k in t}
-	fields.update(lines=tuple(t['lines']), kernels=tuple(kernels),
+	fields.update(lines=tuple(t['lines']), kernels=tuple(kernels), arch=arch,
 		      kernel_args=tuple(t.get('kernel_args', ())))
 	return Run(**fields)
 
@@ -502,9 +519,8 @@ class Boot:
 		return f'{self.run.name}.{self.variant}'
 
 	@property
-	def kernel(self) -> Tuple[str, str, str]:
-		"""What builds it: architecture, flavour, variant."""
-		return (self.run.arch, self.run.flavour, self.variant)
+	def kernel(self) -> Kernel:
+		return Kernel(self.run.arch, self.run.flavour, self.variant)
 
 
 def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> Dict[str, List[Boot]]:
@@ -515,14 +531,14 @@ def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> D
 	for line in lines:
 		mine = [r for r in runs if line.name in r.lines]
 		chosen = [r for r in mine if (not opts.configs or r.name in opts.configs)
-			  and (not opts.arch or r.arch == opts.arch)]
+			  and (not opts.arch or r.arch.name == opts.arch)]
 		if not chosen:
 			raise HarnessError(
 				f'{"--arch " + opts.arch + " " if opts.arch else ""}--configs "{" ".join(opts.configs)}" '
 				f'selects no run of Linux {line.name}; its runs: {" ".join(r.name for r in mine)}')
 		boots[line.name] = [Boot(line.name, r, v, e) for r in chosen for v, e in r.kernels]
 	known = {r.name for r in runs for l in lines if l.name in r.lines
-		 and (not opts.arch or r.arch == opts.arch)}
+		 and (not opts.arch or r.arch.name == opts.arch)}
 	for c in opts.configs:
 		if c not in known:
 			raise HarnessError(f'--configs: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'

@@ -25,11 +25,12 @@ import shutil
 import subprocess
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from harness_config import Arch, Options
+from harness_config import Arch, Options, Run, kernel_cmdline
 from harness_kernel import Tree, kmake_argv
+from harness_plan import Cmd, Executor
 import harness_results
-from harness_stage import CLIENTS, NEWEST_CLIENTS, NEWEST_SUITE, TOOLS, TOOLS_SUITE, debs, stage_fragment
-from harness_util import TOP, HarnessError, file_text, note, output, run, stage
+from harness_stage import CLIENTS, NEWEST_CLIENTS, NEWEST_SUITE, TOOLS, debs, stage_fragment
+from harness_util import TOP, HarnessError, file_text, note, output
 
 KSELFTEST = 'tools/testing/selftests'
 SELFTEST = KSELFTEST + '/connector'
@@ -41,20 +42,26 @@ def kselftest_tree_path(opts: Options) -> str:
 	return os.path.join(opts.out, 'kselftest', 'tree')
 
 
-def kselftest_tree(src: str, opts: Options) -> str:
+def kselftest_tree(src: str, opts: Options, ex: Executor) -> str:
 	"""OUT/kselftest/tree: a copy of SRC (the newest line's pristine
 	source, or KSRC), hard-linked where the file system allows, with the
 	selftest's files in connector/ (each replaced, never written into: the
-	copy's files are the source's; not the *.diff of make file-diffs)."""
+	copy's files are the source's; not the *.diff of make file-diffs). A
+	dry run: copied afresh."""
 	top = os.path.join(opts.out, 'kselftest')
 	tree = kselftest_tree_path(opts)
 	id_file = os.path.join(top, 'tree.id')
+	if ex.dry:
+		ex.comment(f'{tree}: a copy of {src} unless it is one already, with the selftest\'s files of '
+			   f'{SELFTEST}')
+		ex.run(Cmd.of(['cp', '-al', src, tree], check=False))
+		return tree
 	if not (os.path.isdir(tree) and os.path.isfile(id_file) and file_text(id_file).strip() == src):
 		shutil.rmtree(tree, ignore_errors=True)
 		os.makedirs(top, exist_ok=True)
-		if run(['cp', '-al', src, tree], check=False).returncode:
+		if ex.run(Cmd.of(['cp', '-al', src, tree], check=False)).returncode:
 			shutil.rmtree(tree, ignore_errors=True)
-			run(['cp', '-a', src, tree])
+			ex.run(Cmd.of(['cp', '-a', src, tree]))
 		with open(id_file, 'w') as f:
 			f.write(src + '\n')
 	st = os.path.join(tree, SELFTEST)
@@ -73,8 +80,8 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options, ksft: str) -> List[
 	log: the tree's uapi headers, the kselftest tree's, the selftest's
 	install of each listener (KSFT the kselftest tree, kselftest_tree()),
 	the storm and the console drain."""
-	hdrs = os.path.join(tree.lout, f'headers-{arch.name}')
-	root = os.path.join(tree.lout, f'initramfs-{arch.name}')
+	hdrs = os.path.join(tree.line_out, f'headers-{arch.name}')
+	root = os.path.join(tree.line_out, f'initramfs-{arch.name}')
 	ksft_out = os.path.join(opts.out, 'kselftest')
 	argvs = [(f'headers-{arch.name}', kmake_argv(tree.path, hdrs, arch, opts.jobs, 'headers')),
 		 (f'kselftest-headers-{arch.name}',
@@ -94,43 +101,48 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options, ksft: str) -> List[
 	return argvs
 
 
-def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -> str:
+def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str, ex: Executor) -> str:
 	"""OUT/LINE/initramfs-ARCH.cpio.gz, from the tree at patched;
 	KSELFTEST_SRC: the kernel source whose kselftest build system and uapi
 	headers build the selftest (the newest line's)."""
 	logs = tree.logs
-	root = os.path.join(tree.lout, f'initramfs-{arch.name}')
-	shutil.rmtree(root, ignore_errors=True)
-	os.makedirs(os.path.join(root, 'bin'))
-	ksft = kselftest_tree(kselftest_src, opts)
+	root = os.path.join(tree.line_out, f'initramfs-{arch.name}')
+	if not ex.dry:
+		shutil.rmtree(root, ignore_errors=True)
+		os.makedirs(os.path.join(root, 'bin'))
+	ksft = kselftest_tree(kselftest_src, opts, ex)
 	for name, argv in guest_build_argvs(tree, arch, opts, ksft):
-		run(argv, log=os.path.join(logs, name + '.log'), what=name)
+		ex.run(Cmd.of(argv, log=os.path.join(logs, name + '.log'), what=name))
 	for bits, _ in arch.listeners:
 		prog = os.path.join(root, INSTALLS[bits], 'connector', 'cn_proc_test')
-		if not os.path.isfile(prog) or 'INTERP' in output(['readelf', '-l', prog]):
+		if not ex.dry and (not os.path.isfile(prog) or 'INTERP' in output(['readelf', '-l', prog])):
 			raise HarnessError(f'{prog}: missing or not static')
 	if arch.clients:
 		clients = os.path.join(opts.out, 'clients')
-		stage_fragment(CLIENTS, opts, arch, opts.clients_suite, clients)
-		shutil.copytree(clients, root, symlinks=True, dirs_exist_ok=True)
+		stage_fragment(CLIENTS, opts, arch, opts.clients_suite, clients, ex)
+		if not ex.dry:
+			shutil.copytree(clients, root, symlinks=True, dirs_exist_ok=True)
 		# sid's, under /sid with its libc: nothing of it in the root's.
 		newest = os.path.join(opts.out, 'clients-newest')
-		stage_fragment(NEWEST_CLIENTS, opts, arch, NEWEST_SUITE, newest)
-		shutil.copytree(newest, root, symlinks=True, dirs_exist_ok=True)
+		stage_fragment(NEWEST_CLIENTS, opts, arch, NEWEST_SUITE, newest, ex)
+		if not ex.dry:
+			shutil.copytree(newest, root, symlinks=True, dirs_exist_ok=True)
 	# The same libraries and loader link as the clients', where both are.
 	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
-	stage_fragment(TOOLS, opts, arch, TOOLS_SUITE, tools)
-	run(['cp', '-a', '--remove-destination', tools + '/.', root])
-	# Unpacked, not installed (bookworm, as the clients).
-	deb = debs(opts, 'bookworm', arch, 'busybox-static')[0]
-	run(['bash', '-o', 'pipefail', '-c', f'dpkg-deb --fsys-tarfile {deb} | tar -x -C {root} ./bin/busybox'])
-	os.symlink('busybox', os.path.join(root, 'bin', 'sh'))
-	shutil.copy(os.path.join(TOP, 'tests', 'init'), os.path.join(root, 'init'))
-	os.chmod(os.path.join(root, 'init'), 0o755)
-	cpio = os.path.join(tree.lout, f'initramfs-{arch.name}.cpio.gz')
-	run(['bash', '-o', 'pipefail', '-c',
-	     f'cd {root} && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -6n >{cpio}'])
-	note(f'initramfs: {os.path.getsize(cpio) // 1024} KiB')
+	stage_fragment(TOOLS, opts, arch, arch.debian_suite, tools, ex)
+	ex.run(Cmd.of(['cp', '-a', '--remove-destination', tools + '/.', root]))
+	# Unpacked, not installed (the architecture's suite, as the tools).
+	deb = debs(opts, arch.debian_suite, arch, 'busybox-static', ex=ex)[0]
+	ex.run(Cmd.of(['bash', '-o', 'pipefail', '-c', f'dpkg-deb --fsys-tarfile {deb} | tar -x -C {root} ./bin/busybox']))
+	if not ex.dry:
+		os.symlink('busybox', os.path.join(root, 'bin', 'sh'))
+		shutil.copy(os.path.join(TOP, 'tests', 'init'), os.path.join(root, 'init'))
+		os.chmod(os.path.join(root, 'init'), 0o755)
+	cpio = os.path.join(tree.line_out, f'initramfs-{arch.name}.cpio.gz')
+	ex.run(Cmd.of(['bash', '-o', 'pipefail', '-c',
+		       f'cd {root} && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -6n >{cpio}']))
+	if not ex.dry:
+		note(f'initramfs: {os.path.getsize(cpio) // 1024} KiB')
 	return cpio
 
 
@@ -141,13 +153,11 @@ KVM = 'kvm'
 TCG = 'tcg,thread=multi'
 
 
-KUNIT_GLOB = 'time_test_cases.ktime_stamp_ns_*'
-
-
 def qemu_argv(arch: Arch, image: str, initrd: str, log: str, cpus: int, cmdline: Sequence[str],
 	      accel: str = TCG, cpu_model: Optional[str] = None, extra: Sequence[str] = ()) -> List[str]:
 	"""The QEMU command line of one boot: the serial console to LOG, no
-	reboot (init powers off with reboot -f)."""
+	reboot (init powers off with reboot -f); CMDLINE is
+	harness_config.kernel_cmdline()'s."""
 	if cpu_model:
 		cpu = ['-cpu', cpu_model]
 		accel = TCG if accel == KVM else accel	# KVM offers the host's CPU only
@@ -155,53 +165,57 @@ def qemu_argv(arch: Arch, image: str, initrd: str, log: str, cpus: int, cmdline:
 		cpu = ['-cpu', 'host']
 	else:
 		cpu = ['-cpu', arch.cpu] if arch.cpu else []
-	# The series' KUnit cases only: not time_test's date-range case, slow
-	# under emulation. By name, as the concurrent case is a slow one too
-	# (KUNIT_CASE_SLOW), which kunit.filter=speed>slow would leave out.
-	append = [f'console={arch.console}', 'panic=-1', f'kunit.filter_glob={KUNIT_GLOB}', *cmdline]
 	return [arch.qemu, *arch.qemu_params, '-accel', accel, *extra, *cpu, '-smp', str(cpus),
-		'-kernel', image, '-initrd', initrd, '-append', ' '.join(append),
+		'-kernel', image, '-initrd', initrd, '-append', ' '.join(cmdline),
 		'-display', 'none', '-monitor', 'none', '-serial', f'file:{log}', '-no-reboot']
 
 
-def boot(argv: Sequence[str], log: str, timeout: int) -> bool:
+def boot(argv: Sequence[str], log: str, timeout: int, ex: Executor) -> bool:
 	"""Run one boot, printed first; True if it ended by itself, False if it
 	hung past TIMEOUT seconds (then QEMU is killed)."""
-	if os.path.exists(log):
-		os.remove(log)
-	os.makedirs(os.path.dirname(log), exist_ok=True)
+	if not ex.dry:
+		if os.path.exists(log):
+			os.remove(log)
+		os.makedirs(os.path.dirname(log), exist_ok=True)
 	try:
-		run(argv, timeout=timeout, what='qemu')
+		ex.run(Cmd.of(argv, timeout=timeout, what='qemu'))
 	except subprocess.TimeoutExpired:
 		return False
 	return True
 
 
-def boot_and_parse(argv: Sequence[str], log: str, timeout: int) -> dict:
+def boot_and_parse(argv: Sequence[str], log: str, timeout: int, ex: Executor) -> Optional[dict]:
 	"""One boot and what its serial log says (harness_results.parse_log()),
 	timed out if it hung: how make boot-test, boot and bench all boot a
-	kernel, so that a hung boot or a kernel report is seen the same way."""
-	ended = boot(argv, log, timeout)
-	return harness_results.parse_log(log, not ended)
+	kernel, so that a hung boot or a kernel report is seen the same way.
+	None in a dry run, which boots nothing."""
+	ended = boot(argv, log, timeout, ex)
+	return None if ex.dry else harness_results.parse_log(log, not ended)
 
 
-def accelerator(arch: Arch, image: str, initrd: str, logs: str, chosen: Dict[str, str]) -> str:
+def accelerator(arch: Arch, image: str, initrd: str, logs: str, chosen: Dict[str, str], ex: Executor) -> str:
 	"""The accelerator of ARCH, chosen once a process (CHOSEN holds the
 	choices made): one probe boot, and every boot of ARCH the command runs
-	on the same accelerator."""
+	on the same accelerator. A dry run: software emulation."""
 	if arch.name not in chosen:
-		with stage(f'accelerator for {arch.name}'):
-			chosen[arch.name] = choose_accel(arch, image, initrd, logs)
-		note(f'accelerator: {chosen[arch.name]}')
+		if ex.dry:
+			ex.comment(f'accelerator for {arch.name}: KVM if a probe boot works on it, else {TCG} (taken here)')
+			chosen[arch.name] = TCG
+		else:
+			with ex.stage(f'accelerator for {arch.name}'):
+				chosen[arch.name] = choose_accel(arch, image, initrd, logs, ex)
+			note(f'accelerator: {chosen[arch.name]}')
 	return chosen[arch.name]
 
 
-def choose_accel(arch: Arch, image: str, initrd: str, logs: str) -> str:
+def choose_accel(arch: Arch, image: str, initrd: str, logs: str, ex: Executor) -> str:
 	if arch.name != os.uname().machine or not os.access('/dev/kvm', os.W_OK):
 		return TCG
 	log = os.path.join(logs, 'kvm-probe.log')
+	# No init: the kernel panics, on KVM only if KVM can run it.
+	probe = Run('kvm-probe', (), (), arch, kernel_args=('rdinit=/none',))
 	try:
-		boot(qemu_argv(arch, image, initrd, log, 1, ['rdinit=/none'], KVM), log, 10)
+		boot(qemu_argv(arch, image, initrd, log, 1, kernel_cmdline(probe), KVM), log, 10, ex)
 	except HarnessError:
 		return TCG
 	if os.path.exists(log) and 'Kernel panic' in open(log, errors='replace').read():

@@ -22,18 +22,18 @@ import shlex
 import shutil
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from harness_config import (CONFIGS, Arch, Line, Options, base_patches, load_arch, mutant_patch,  # noqa: F401
-			    series_patches)
+from harness_config import CONFIGS, Arch, Kernel, Line, Options, base_patches, mutant_patch, series_patches
+from harness_plan import REAL, Cmd, Executor
 from harness_stage import debs_argv
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
-			  cache_path, cache_put, file_id, file_text, note, output, run, stage)
+			  cache_path, cache_put, file_id, file_text, note, output, run)
 
 # The series' helper, whose instructions a build keeps beside the image
 # (tests/litmus/ models arm64's), with those of the out-of-line atomics it
 # calls; and what an image's cache entry holds.
 HELPER_SYMBOL = 'ktime_stamp_ns'
 ATOMIC_CALLEE = re.compile(r'\sbl\s+([0-9a-f]+) <(__(?:cmpxchg|ll_sc|lse)\w*)>')
-IMAGE_FILES = f'the image, id, helper.dis ({HELPER_SYMBOL} and the {ATOMIC_CALLEE.pattern} it calls)'
+IMAGE_ENTRY_CONTENTS = f'the image, id, helper.dis ({HELPER_SYMBOL} and the {ATOMIC_CALLEE.pattern} it calls)'
 
 
 def patch_files(patches: Iterable[str]) -> List[str]:
@@ -69,8 +69,8 @@ class Tree:
 	def __init__(self, line: Line, opts: Options):
 		self.line = line
 		self.opts = opts
-		self.lout = os.path.join(opts.out, line.name)
-		self.path = os.path.join(self.lout, 'tree')
+		self.line_out = os.path.join(opts.out, line.name)	# the line's output directory
+		self.path = os.path.join(self.line_out, 'tree')
 		self.logs = os.path.join(opts.out, 'logs', line.name)
 		self.patches = series_patches(line.series_dir)
 		self.base_patches = base_patches(line.series_dir)
@@ -81,14 +81,14 @@ class Tree:
 		self._source = None
 		os.makedirs(self.logs, exist_ok=True)
 
-	def source(self) -> str:
+	def source(self, ex: Executor = REAL) -> str:
 		"""The pristine source the tree is copied from: KSRC, or the
 		package's, fetched and unpacked into the cache by scripts/source.sh."""
 		if self._source is None:
 			if self.opts.ksrc:
 				self._source = os.path.realpath(self.opts.ksrc)
 			else:
-				self._source = fetch_source(self.line, self.opts)
+				self._source = fetch_source(self.line, self.opts, ex)
 		return self._source
 
 	def source_id(self) -> str:
@@ -106,39 +106,44 @@ class Tree:
 
 	@property
 	def id(self) -> str:
-		return file_text(os.path.join(self.lout, 'tree.id')).strip()
+		return file_text(os.path.join(self.line_out, 'tree.id')).strip()
 
-	def prepare(self) -> None:
+	def prepare(self, ex: Executor = REAL) -> None:
 		"""A fresh copy of the pristine source, unless the tree is one of
-		the same source already."""
-		src = self.source()
-		sid = self.source_id()
-		id_file = os.path.join(self.lout, 'tree.id')
-		fresh = self.opts.no_cache and self.path not in _made_afresh
-		if not fresh and os.path.isdir(self.path) and os.path.isfile(id_file) and file_text(id_file).strip() == sid:
-			return
-		_made_afresh.add(self.path)
-		for d in (self.path, self.path + '.tmp', os.path.join(self.lout, 'build'),
-			  os.path.join(self.lout, 'kernels')):
-			shutil.rmtree(d, ignore_errors=True)
-		if os.path.exists(id_file):
-			os.remove(id_file)
+		the same source already (a dry run: a fresh copy, made by cp -al)."""
+		src = self.source(ex)
+		id_file = os.path.join(self.line_out, 'tree.id')
 		tmp = self.path + '.tmp'
-		os.makedirs(tmp)
+		if ex.dry:
+			ex.comment(f'{self.path}: a copy of {src}, unless it is one already')
+		else:
+			sid = self.source_id()
+			fresh = self.opts.no_cache and self.path not in _made_afresh
+			if not fresh and os.path.isdir(self.path) and os.path.isfile(id_file) and \
+			   file_text(id_file).strip() == sid:
+				return
+			_made_afresh.add(self.path)
+			for d in (self.path, tmp, os.path.join(self.line_out, 'build'), os.path.join(self.line_out, 'kernels')):
+				shutil.rmtree(d, ignore_errors=True)
+			if os.path.exists(id_file):
+				os.remove(id_file)
+			os.makedirs(tmp)
 		if self.opts.ksrc:
 			# A copy the user's tree cannot be reached through.
-			run(['bash', '-o', 'pipefail', '-c',
-			     f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc --exclude=./patches -cf - . '
-			     f'| tar -C {shlex.quote(tmp)} -xf -'], what=f'copying {src}')
-			if any(os.path.exists(os.path.join(tmp, f)) for f in ('.config', 'include/config/auto.conf')):
-				run(['make', '-C', tmp, '-s', 'mrproper'])
-		elif run(['cp', '-al', src + '/.', tmp], check=False).returncode != 0:
+			ex.run(Cmd.of(['bash', '-o', 'pipefail', '-c',
+				       f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc --exclude=./patches -cf - . '
+				       f'| tar -C {shlex.quote(tmp)} -xf -'], what=f'copying {src}'))
+			# A dry run: as if the copy had a .config.
+			if ex.dry or any(os.path.exists(os.path.join(tmp, f)) for f in ('.config', 'include/config/auto.conf')):
+				ex.run(Cmd.of(['make', '-C', tmp, '-s', 'mrproper']))
+		elif ex.run(Cmd.of(['cp', '-al', src + '/.', tmp], check=False)).returncode != 0:
 			note('cannot hard-link the source (another file system?): copying it')
 			shutil.rmtree(tmp)
-			run(['cp', '-a', src, tmp])
-		os.rename(tmp, self.path)
-		with open(id_file, 'w') as f:
-			f.write(sid + '\n')
+			ex.run(Cmd.of(['cp', '-a', src, tmp]))
+		if not ex.dry:
+			os.rename(tmp, self.path)
+			with open(id_file, 'w') as f:
+				f.write(sid + '\n')
 
 	def _quilt(self, *args: str, check: bool = True, log: Optional[str] = None):
 		return run(['quilt', *args], cwd=self.path, check=check, log=log,
@@ -307,8 +312,9 @@ class Tree:
 		"""The series plus a test-only change."""
 		self._move(len(self.patches), patch)
 
-	def at(self, state: str) -> None:
-		"""pristine, base, patched or a mutant's name."""
+	def move_to(self, state: str) -> None:
+		"""The tree moved to STATE: pristine, base, patched or a mutant's
+		name."""
 		if state == 'pristine':
 			self.pristine()
 		elif state == 'base':
@@ -323,22 +329,28 @@ def source_argv(deb: str, dest: str) -> List[str]:
 	return [os.path.join(SCRIPTS, 'source.sh'), deb, dest]
 
 
-def fetch_source(line: Line, opts: Options) -> str:
+def fetch_source(line: Line, opts: Options, ex: Executor = REAL) -> str:
 	"""The line's pristine source: its Debian package (scripts/debs.sh)
 	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
-	package's name and SHA256."""
-	res = run(debs_argv(line.suite, line.package), capture='stdout', check=False,
-		  env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
+	package's name and SHA256 (a dry run: not in the cache)."""
+	res = ex.run(Cmd.of(debs_argv(line.suite, line.package), capture='stdout', check=False,
+			    env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
+			    dry_stdout=f'{line.package}_VERSION_all.deb\n'))
 	if res.returncode or len(res.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	deb = res.stdout.split()[0]
+	if ex.dry:
+		ex.comment(f'{line.package}: unpacked into the cache, unless it is there')
+		tmp = os.path.join(cache_dir(), 'src', 'KEY')
+		ex.run(Cmd.of(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}'))
+		return tmp
 	key = cache_key(file_id(deb))
 	found = cache_path('src', key)
 	if found:
 		return found
 	tmp = cache_new('src', key)
 	try:
-		run(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}')
+		ex.run(Cmd.of(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}'))
 	except BaseException:
 		shutil.rmtree(tmp, ignore_errors=True)
 		raise
@@ -412,18 +424,24 @@ def config_id(tree_id: str, arch: Arch, frags: Sequence[str]) -> str:
 			 *(make_argv_id(arch, t) for t in CONFIG_TARGETS), MERGE_CONFIG)
 
 
-def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str, jobs: int) -> None:
+def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str, jobs: int,
+	      ex: Executor = REAL) -> None:
 	"""tinyconfig plus FRAGS into BUILD/.config, replaced only when it
 	changes (so a rerun rebuilds nothing); every option the fragments ask
 	for must survive olddefconfig. The .config is cached under the key of
-	what it is made from, so that a second clone configures nothing."""
+	what it is made from, so that a second clone configures nothing (a dry
+	run: not in the cache)."""
+	if ex.dry:
+		ex.comment(f'{arch.name}: the .config from the cache, else')
+		make_config(tree.path, build + '.config', arch, frags, log, jobs, ex)
+		return
 	key = config_id(tree.id, arch, frags)
 	scratch = build + '.config'
 	os.makedirs(build, exist_ok=True)
 	if cache_get('configs', key, scratch):
 		note(f'{arch.name} .config from the cache ({key})')
 	else:
-		make_config(tree.path, scratch, arch, frags, log, jobs)
+		make_config(tree.path, scratch, arch, frags, log, jobs, ex)
 		cache_put(scratch, 'configs', key)
 	new, old = os.path.join(scratch, '.config'), os.path.join(build, '.config')
 	if not os.path.isfile(old) or file_text(old) != file_text(new):
@@ -444,13 +462,17 @@ def config_argvs(tree: str, scratch: str, arch: Arch, frags: Sequence[str], jobs
 		kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[1])]
 
 
-def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str, jobs: int) -> None:
+def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str, jobs: int,
+		ex: Executor = REAL) -> None:
 	"""SCRATCH/.config (and nothing else there) from tinyconfig and FRAGS,
 	checked option by option."""
-	shutil.rmtree(scratch, ignore_errors=True)
-	os.makedirs(scratch)
+	if not ex.dry:
+		shutil.rmtree(scratch, ignore_errors=True)
+		os.makedirs(scratch)
 	for argv, suffix in zip(config_argvs(tree, scratch, arch, frags, jobs), ('.tinyconfig', '.merge', '')):
-		run(argv, log=log + suffix)
+		ex.run(Cmd.of(argv, log=log + suffix))
+	if ex.dry:
+		return
 	got = file_text(os.path.join(scratch, '.config')).splitlines()
 	have = set(got)
 	set_opts = {l.split('=', 1)[0] for l in got if l.startswith('CONFIG_')}
@@ -502,10 +524,11 @@ def helper_disassembly(arch: Arch, vmlinux: str) -> str:
 	return text
 
 
-def build_order(kernels: Iterable[Tuple[str, str, str]]) -> List[Tuple[str, str, str]]:
-	"""(arch, flavour, variant) of each kernel once: base first, then the
-	series, then each mutant, so that the tree moves as little as it can."""
-	return sorted(set(kernels), key=lambda k: (k[2] != 'base', k[2] != 'patched', k[2], k[0], k[1]))
+def build_order(kernels: Iterable[Kernel]) -> List[Kernel]:
+	"""Each kernel once: base first, then the series, then each mutant, so
+	that the tree moves as little as it can."""
+	return sorted(set(kernels), key=lambda k: (k.variant != 'base', k.variant != 'patched', k.variant,
+						   k.arch.name, k.flavour))
 
 
 class Kernels:
@@ -516,92 +539,98 @@ class Kernels:
 		self.tree = tree
 		self.opts = opts
 
-	def build_dir(self, arch: str, flavour: str) -> str:
-		return os.path.join(self.tree.lout, 'build', f'{arch}-{flavour}')
+	def build_dir(self, arch: Arch, flavour: str) -> str:
+		"""Where the kernels of ARCH and FLAVOUR are built, every variant."""
+		return os.path.join(self.tree.line_out, 'build', f'{arch.name}-{flavour}')
 
-	def image_dir(self, arch: str, flavour: str, variant: str) -> str:
-		return os.path.join(self.tree.lout, 'kernels', arch, flavour, variant)
+	def image_dir(self, k: Kernel) -> str:
+		return os.path.join(self.tree.line_out, 'kernels', k.arch.name, k.flavour, k.variant)
 
-	def image(self, arch: str, flavour: str, variant: str) -> str:
-		a = load_arch(arch)
-		return os.path.join(self.image_dir(arch, flavour, variant), os.path.basename(a.kernel_path))
+	def image(self, k: Kernel) -> str:
+		return os.path.join(self.image_dir(k), os.path.basename(k.arch.kernel_path))
 
 	def extra_fragments(self, arch: Arch) -> List[str]:
 		# The guest runs the real clients there: their options too.
 		return [os.path.join(CONFIGS, 'clients.config')] if arch.clients else []
 
-	def image_id(self, arch: Arch, flavour: str, variant: str) -> str:
+	def image_id(self, k: Kernel) -> str:
 		"""The key of everything an image is built from: the source, the
 		.config, the compiler, the make command, what the entry holds, and
 		what it has of the series: the first patch for base, the whole
 		series for the others (and a mutant's patch)."""
-		parts = [self.tree.id, file_text(os.path.join(self.build_dir(arch.name, flavour), '.config')),
-			 tool_versions(arch), make_argv_id(arch, os.path.basename(arch.kernel_path)), IMAGE_FILES]
-		parts.append(self.tree.base_digest if variant == 'base' else self.tree.digest)
-		if variant not in ('base', 'patched'):
-			parts.append(file_text(mutant_patch(variant, self.opts.out)))
+		arch = k.arch
+		parts = [self.tree.id, file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
+			 tool_versions(arch), make_argv_id(arch, os.path.basename(arch.kernel_path)), IMAGE_ENTRY_CONTENTS]
+		parts.append(self.tree.base_digest if k.variant == 'base' else self.tree.digest)
+		if k.variant not in ('base', 'patched'):
+			parts.append(file_text(mutant_patch(k.variant, self.opts.out)))
 		return cache_key(*parts)
 
-	def configure(self, arch: Arch, flavour: str) -> None:
+	def configure(self, arch: Arch, flavour: str, ex: Executor) -> None:
 		frags = config_fragments(self.opts, arch, flavour, self.extra_fragments(arch))
-		configure(self.tree, self.build_dir(arch.name, flavour), arch, frags,
-			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'), self.opts.jobs)
+		configure(self.tree, self.build_dir(arch, flavour), arch, frags,
+			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'), self.opts.jobs, ex)
 
-	def present(self, arch: Arch, flavour: str, variant: str) -> bool:
+	def fetch_cached(self, k: Kernel) -> bool:
 		"""The image is there and up to date, or is copied whole from the
 		cache."""
-		d = self.image_dir(arch.name, flavour, variant)
-		key = self.image_id(arch, flavour, variant)
+		d = self.image_dir(k)
+		key = self.image_id(k)
 		id_file = os.path.join(d, 'id')
 		if not self.opts.no_cache and os.path.isfile(id_file) and file_text(id_file).strip() == key and \
-		   os.path.isfile(self.image(arch.name, flavour, variant)):
+		   os.path.isfile(self.image(k)):
 			return True
 		if not cache_get('kernels', key, d):
 			return False
-		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: from the cache ({key})')
+		note(f'{self.tree.line.name} {k}: from the cache ({key})')
 		return True
 
 	def build_argv(self, arch: Arch, flavour: str) -> List[str]:
 		"""make of an image, in the build directory of ARCH and FLAVOUR."""
-		return kmake_argv(self.tree.path, self.build_dir(arch.name, flavour), arch, self.opts.jobs,
+		return kmake_argv(self.tree.path, self.build_dir(arch, flavour), arch, self.opts.jobs,
 				  os.path.basename(arch.kernel_path))
 
-	def build(self, arch: Arch, flavour: str, variant: str) -> None:
-		"""Build the image (the tree is at VARIANT) and cache it, with the
-		disassembly of the series' helper where there is one."""
-		build = self.build_dir(arch.name, flavour)
-		log = os.path.join(self.tree.logs, f'build-{arch.name}-{flavour}-{variant}.log')
-		run(self.build_argv(arch, flavour), log=log,
-		    what=f'{self.tree.line.name} {arch.name} {flavour} {variant} kernel build')
+	def build(self, k: Kernel, ex: Executor) -> None:
+		"""Build the image (the tree is at its variant) and cache it, with
+		the disassembly of the series' helper where there is one."""
+		arch = k.arch
+		build = self.build_dir(arch, k.flavour)
+		log = os.path.join(self.tree.logs, f'build-{arch.name}-{k.flavour}-{k.variant}.log')
+		ex.run(Cmd.of(self.build_argv(arch, k.flavour), log=log,
+			      what=f'{self.tree.line.name} {k} kernel build'))
+		if ex.dry:
+			return
 		objs = len(re.findall(r'^  (CC|AS|LD|AR) ', file_text(log), re.M))
-		note(f'{self.tree.line.name} {arch.name} {flavour} {variant}: {objs} objects rebuilt')
-		d = self.image_dir(arch.name, flavour, variant)
+		note(f'{self.tree.line.name} {k}: {objs} objects rebuilt')
+		d = self.image_dir(k)
 		shutil.rmtree(d, ignore_errors=True)
 		os.makedirs(d)
 		shutil.copy(os.path.join(build, arch.kernel_path), d)
-		if variant != 'base':
+		if k.variant != 'base':
 			with open(os.path.join(d, 'helper.dis'), 'w') as f:
 				f.write(helper_disassembly(arch, os.path.join(build, 'vmlinux')))
-		key = self.image_id(arch, flavour, variant)
+		key = self.image_id(k)
 		with open(os.path.join(d, 'id'), 'w') as f:
 			f.write(key + '\n')
 		cache_put(d, 'kernels', key)
 
-	def ensure(self, kernels: Iterable[Tuple[str, str, str]]) -> None:
+	def ensure(self, kernels: Iterable[Kernel], ex: Executor) -> None:
 		"""Configure and build what is missing: base first, then the series,
-		then each mutant, so the tree moves as little as it can."""
+		then each mutant, so the tree moves as little as it can (a dry
+		run: none is built or in the cache)."""
 		kernels = build_order(kernels)
 		line = self.tree.line.name
-		for arch, flavour in dict.fromkeys((a, f) for a, f, _ in kernels):
-			with stage(f'{line}: config {arch} {flavour}'):
-				self.configure(load_arch(arch), flavour)
-		for arch, flavour, variant in kernels:
-			a = load_arch(arch)
-			if self.present(a, flavour, variant):
+		for arch, flavour in dict.fromkeys((k.arch, k.flavour) for k in kernels):
+			with ex.stage(f'{line}: config {arch.name} {flavour}'):
+				self.configure(arch, flavour, ex)
+		for k in kernels:
+			if not ex.dry and self.fetch_cached(k):
 				continue
-			with stage(f'{line}: tree at {variant}'):
-				self.tree.at(variant)
-			with stage(f'{line}: build {arch} {flavour} {variant} kernel'):
-				self.build(a, flavour, variant)
-		with stage(f'{line}: tree at patched'):
-			self.tree.patched()
+			with ex.stage(f'{line}: tree at {k.variant}'):
+				if not ex.dry:
+					self.tree.move_to(k.variant)
+			with ex.stage(f'{line}: build {k} kernel'):
+				self.build(k, ex)
+		with ex.stage(f'{line}: tree at patched'):
+			if not ex.dry:
+				self.tree.patched()

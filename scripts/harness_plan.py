@@ -6,14 +6,18 @@ prints it as run() would and runs nothing. The code that builds and
 boots is the same code in both cases, so a dry run prints the argv a real
 run executes; tests/plan_test.py holds each harness command to that.
 
-Where the real run decides something from what a command did (a cache
-hit, a probe's answer), the code asks the executor (ex.dry) and a dry run
-takes the branch that runs the most, saying so with ex.comment()."""
+Where the real run decides something from what a command did or from
+what is on disk (a cache hit, a probe's answer, a file's presence), the
+code asks the executor (ex.dry) and a dry run takes the branch stated
+there, the one that runs the most, saying so with ex.comment(); a Cmd
+whose output the plan reads says, in dry_stdout, what the dry run takes
+it to have printed. tests/plan_test.py runs each command's plan with
+Real, harness_util.run() recording, on the same branches, and compares."""
 
+import contextlib
 import dataclasses
-import shlex
 import subprocess
-from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import harness_util
 
@@ -28,6 +32,9 @@ class Cmd:
 	check: bool = True
 	timeout: Optional[float] = None
 	what: Optional[str] = None
+	capture: str = ''		# as run()'s: its output returned
+	# What a dry run takes a capturing command to have printed.
+	dry_stdout: str = ''
 
 	@staticmethod
 	def of(argv: Sequence[str], **kw) -> 'Cmd':
@@ -35,12 +42,7 @@ class Cmd:
 
 	def shown(self) -> str:
 		"""The command as run() prints it."""
-		s = shlex.join(self.argv)
-		if self.env:
-			s = ' '.join(f'{k}={shlex.quote(v)}' for k, v in self.env.items()) + ' ' + s
-		if self.cwd:
-			s = f'(cd {shlex.quote(self.cwd)} && {s})'
-		return s + (f' >{self.log} 2>&1' if self.log else '')
+		return harness_util.shown(self.argv, self.cwd, dict(self.env) if self.env else None, self.log)
 
 
 class Executor:
@@ -54,12 +56,23 @@ class Executor:
 		"""What a dry run cannot show as a command (a condition, a
 		copy); the real run says it through its stages instead."""
 
+	@contextlib.contextmanager
+	def stage(self, name: str) -> Iterator[None]:
+		"""A timed stage of the real run (harness_util.stage()), a
+		comment of the dry run."""
+		if self.dry:
+			self.comment(name)
+			yield
+		else:
+			with harness_util.stage(name):
+				yield
+
 
 class Real(Executor):
 	def run(self, cmd: Cmd) -> subprocess.CompletedProcess:
 		return harness_util.run(list(cmd.argv), log=cmd.log, cwd=cmd.cwd,
 					env=dict(cmd.env) if cmd.env is not None else None,
-					check=cmd.check, timeout=cmd.timeout, what=cmd.what)
+					check=cmd.check, timeout=cmd.timeout, what=cmd.what, capture=cmd.capture)
 
 
 class Dry(Executor):
@@ -72,7 +85,12 @@ class Dry(Executor):
 	def run(self, cmd: Cmd) -> subprocess.CompletedProcess:
 		self.printed.append(cmd)
 		print(f'  $ {cmd.shown()}', flush=True)
-		return subprocess.CompletedProcess(list(cmd.argv), 0, '', '')
+		return subprocess.CompletedProcess(list(cmd.argv), 0, cmd.dry_stdout, '')
 
 	def comment(self, text: str) -> None:
 		print(f'  # {text}', flush=True)
+
+
+# The executor of what is not a harness command's plan (the static checks,
+# the unit tests' own trees): it runs everything.
+REAL = Real()

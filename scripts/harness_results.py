@@ -40,7 +40,7 @@ import re
 import sys
 from typing import Dict, List, Optional, Sequence
 
-from harness_config import CLIENT_CHECKS, Boot, load_arch
+from harness_config import CLIENT_CHECKS, Boot
 
 PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
 PROBLEMS = re.compile(
@@ -258,7 +258,7 @@ def problems(res: dict, boot: Boot) -> List[Why]:
 	if run.preempt and res['preempt'] != run.preempt:
 		why.append(Why('preempt', res['preempt'] or '',
 			       f'preemption: {res["preempt"] or "not reported"}, the run asks for {run.preempt}'))
-	if load_arch(run.arch).atomics or res['atomics']:
+	if run.arch.atomics or res['atomics']:
 		if res['atomics'] != run.atomics:
 			why.append(Why('atomics', res['atomics'] or '',
 				       f'atomics: {res["atomics"] or "none detected"}, the run asks for {run.atomics or "none"}'))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Programs of Debian's packages staged for the test guest, with every
 shared library they load, as a fragment of a root file system: the real
-clients (CLIENTS, bookworm's), the newest releases of some of them
+clients (CLIENTS, of the --clients-suite), the newest releases of some of them
 (NEWEST_CLIENTS, sid's, in a root of their own) and what run_kselftest.sh
 needs beyond busybox (TOOLS).
 
@@ -25,22 +25,20 @@ the key of its programs' packages, so that a rerun asks debs.sh for them
 and unpacks nothing when none changed.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import re
-import shlex
 import shutil
 import struct
 import tempfile
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch
+from harness_plan import REAL, Cmd, Executor
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text, note,
-			  output, run)
-
-# Debian's multiarch triplet and the ELF e_machine of its programs.
-TRIPLETS = {'amd64': ('x86_64-linux-gnu', 62), 'arm64': ('aarch64-linux-gnu', 183)}
+			  output)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +73,7 @@ CLIENTS = Fragment('guest-clients',
 		    ('tests/clients/cgconfig.conf', 'etc/cgconfig.conf', 0o644)))
 
 # The newest Debian releases of the clients that read more than the
-# events' pids, run beside bookworm's (tests/clients/run.sh): sid's
+# events' pids, run beside the --clients-suite's (tests/clients/run.sh): sid's
 # binaries need sid's libc, so they live in /sid with sid's libraries.
 NEWEST_SUITE = 'sid'
 NEWEST_CLIENTS = Fragment('guest-clients-newest',
@@ -90,17 +88,18 @@ NEWEST_CLIENTS = Fragment('guest-clients-newest',
 # bash for runner.sh's "ip netns exec NAME bash" (-n); iproute2's ip for
 # "ip netns add" (-n), busybox's has no netns; coreutils' timeout takes
 # --foreground (busybox's does not), and runner.sh uses it when it is there.
-TOOLS_SUITE = 'bookworm'
+# Of the architecture's Debian suite (Arch.debian_suite).
 TOOLS = Fragment('guest-tools',
 		 (Program('bash', 'bin/bash', 'bin/bash'),
 		  Program('iproute2', 'bin/ip', 'sbin/ip'),
 		  Program('coreutils', 'usr/bin/timeout', 'usr/bin/timeout')))
 
 
-def debs(opts, suite: str, arch: Arch, *pkgs: str) -> List[str]:
+def debs(opts, suite: str, arch: Arch, *pkgs: str, ex: Executor = REAL) -> List[str]:
 	"""Debian packages of ARCH, downloaded into the cache
-	(scripts/debs.sh); their paths."""
-	res = run(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch))
+	(scripts/debs.sh); their paths (a dry run: PKG_VERSION_ARCH.deb)."""
+	res = ex.run(Cmd.of(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch),
+			    dry_stdout=''.join(f'{p}_VERSION_{arch.debian_arch}.deb\n' for p in pkgs)))
 	if res.returncode:
 		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
 	return res.stdout.split()
@@ -197,14 +196,18 @@ def depends(fields: Dict[str, str]) -> Tuple[str, ...]:
 	return tuple(names)
 
 
-def unpack(opts, suite: str, arch: Arch, work: str, names: Sequence[str]) -> List[Package]:
+def unpack(opts, suite: str, arch: Arch, work: str, names: Sequence[str], ex: Executor = REAL) -> List[Package]:
 	"""The packages NAMES downloaded and each unpacked into WORK/pkg/NAME."""
 	out = []
-	for deb in debs(opts, suite, arch, *names):
-		fields = control_fields(output(['dpkg-deb', '-f', deb]))
+	for deb in debs(opts, suite, arch, *names, ex=ex):
+		if ex.dry:
+			fields = {'Package': os.path.basename(deb).split('_')[0]}
+		else:
+			fields = control_fields(output(['dpkg-deb', '-f', deb]))
 		root = os.path.join(work, 'pkg', fields['Package'])
-		os.makedirs(root, exist_ok=True)
-		run(['dpkg-deb', '-x', deb, root])
+		if not ex.dry:
+			os.makedirs(root, exist_ok=True)
+		ex.run(Cmd.of(['dpkg-deb', '-x', deb, root]))
 		out.append(Package(fields['Package'], root, depends(fields), deb, fields.get('Version', '')))
 	return out
 
@@ -224,12 +227,13 @@ class Stager:
 	"""Programs of packages and the closure of their libraries staged into
 	STAGE; FETCH(names) unpacks packages and returns them."""
 
-	def __init__(self, fetch: Callable[[Sequence[str]], List[Package]], debian_arch: str, stage: str):
-		if debian_arch not in TRIPLETS:
-			raise HarnessError(f'Debian architecture {debian_arch}: not one of {" ".join(TRIPLETS)}')
+	def __init__(self, fetch: Callable[[Sequence[str]], List[Package]], arch: Arch, stage: str):
+		if not arch.debian_triplet:
+			raise HarnessError(f'configs/arch/{arch.name}.py names no debian_triplet: its guest has no '
+					   'Debian packages')
 		self.fetch = fetch
-		self.debian_arch = debian_arch
-		self.triplet, self.machine = TRIPLETS[debian_arch]
+		self.debian_arch = arch.debian_arch
+		self.triplet, self.machine = arch.debian_triplet, arch.elf_machine
 		self.stage = stage
 		# In the order they were unpacked, which find_so() follows: the
 		# staged tree does not depend on a hash order.
@@ -295,11 +299,11 @@ def copy_file(src: str, dest: str, mode: int) -> None:
 	os.chmod(dest, mode)
 
 
-def link_loaders(frag: Fragment, debian_arch: str, dest: str) -> None:
+def link_loaders(frag: Fragment, arch: Arch, dest: str) -> None:
 	"""Each program's loader (PT_INTERP) linked, relatively, to its copy
 	among the libraries: where the program looks for it. Made after the
 	cache, which keeps files, not links."""
-	triplet, machine = TRIPLETS[debian_arch]
+	triplet, machine = arch.debian_triplet, arch.elf_machine
 	root = os.path.join(dest, frag.root)
 	for prog in frag.programs:
 		loader = elf_needs(os.path.join(root, prog.to), machine)[1]
@@ -326,24 +330,36 @@ def fragment_key(frag: Fragment, suite: str, debian_arch: str, debs: Dict[str, s
 			 *(f'{to} {mode:o}\n{file_text(os.path.join(TOP, path))}' for path, to, mode in frag.guest_files))
 
 
-def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str) -> None:
+def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str, ex: Executor = REAL) -> None:
 	"""FRAG of ARCH's packages of SUITE in DEST, replaced whole: from the
-	cache when none of its inputs changed, else staged and cached."""
+	cache when none of its inputs changed, else staged and cached (a dry
+	run: not in the cache; the programs' packages unpacked, then a comment
+	for the libraries' packages, which the unpacked files lead to)."""
 	da = arch.debian_arch
-	os.makedirs(opts.out, exist_ok=True)
-	with tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out) as work:
-		top = deb_identities(debs(opts, suite, arch, *(p.package for p in frag.programs)))
+	if not ex.dry:
+		os.makedirs(opts.out, exist_ok=True)
+	with (contextlib.nullcontext(os.path.join(opts.out, 'stage.XXXXXX')) if ex.dry else
+	      tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out)) as work:
+		top = debs(opts, suite, arch, *(p.package for p in frag.programs), ex=ex)
 		index = os.path.join(work, 'index')
-		if cache_get(frag.kind + '-debs', fragment_key(frag, suite, da, top), index):
+		top_key = '' if ex.dry else fragment_key(frag, suite, da, deb_identities(top))
+		if ex.dry:
+			ex.comment(f'{frag.kind}: from the cache if none of its .deb files changed (debs.sh of the '
+				   'libraries\' packages too), else')
+		elif cache_get(frag.kind + '-debs', top_key, index):
 			names = file_text(os.path.join(index, 'packages')).split()
-			key = fragment_key(frag, suite, da, deb_identities(debs(opts, suite, arch, *names)))
+			key = fragment_key(frag, suite, da, deb_identities(debs(opts, suite, arch, *names, ex=ex)))
 			if cache_get(frag.kind, key, dest):
-				link_loaders(frag, da, dest)
+				link_loaders(frag, arch, dest)
 				note(f'{dest}: from the cache ({cache_dir()}/{frag.kind}/{key})')
 				return
 		stage = os.path.join(work, 'stage')
-		stager = Stager(lambda names: unpack(opts, suite, arch, work, names), da, os.path.join(stage, frag.root))
+		stager = Stager(lambda names: unpack(opts, suite, arch, work, names, ex), arch, os.path.join(stage, frag.root))
 		stager.add([p.package for p in frag.programs])
+		if ex.dry:
+			ex.comment('then debs.sh and dpkg-deb -x of the libraries\' packages, as the ELF NEEDED entries '
+				   'and Depends lead')
+			return
 		for prog in frag.programs:
 			stager.program(prog)
 		for d in frag.data:
@@ -355,8 +371,8 @@ def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str) -> N
 		os.makedirs(os.path.dirname(staged), exist_ok=True)
 		with open(staged, 'w') as f:
 			loader = elf_needs(os.path.join(stager.stage, frag.programs[0].to), stager.machine)[1]
-			f.write(staged_text(frag, suite, da, {p.package: stager.unpacked[p.package].version
-							      for p in frag.programs}, os.path.basename(loader)))
+			f.write(staged_text(frag, suite, arch, {p.package: stager.unpacked[p.package].version
+								for p in frag.programs}, os.path.basename(loader)))
 		for path, to, mode in frag.guest_files:
 			copy_file(os.path.join(TOP, path), os.path.join(stage, to), mode)
 		key = fragment_key(frag, suite, da, deb_identities([p.deb for p in stager.unpacked.values()]))
@@ -364,20 +380,20 @@ def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str) -> N
 		os.makedirs(index, exist_ok=True)
 		with open(os.path.join(index, 'packages'), 'w') as f:
 			f.write('\n'.join(stager.unpacked) + '\n')
-		cache_put(index, frag.kind + '-debs', fragment_key(frag, suite, da, top))
+		cache_put(index, frag.kind + '-debs', top_key)
 		if not cache_get(frag.kind, key, dest):
 			raise HarnessError(f'{frag.kind}/{key}: not in the cache just after it was put there')
-		link_loaders(frag, da, dest)
+		link_loaders(frag, arch, dest)
 		note(f'staged in {dest}: {len(stager.libs)} libraries')
 
 
-def staged_text(frag: Fragment, suite: str, debian_arch: str, versions: Dict[str, str], loader: str) -> str:
+def staged_text(frag: Fragment, suite: str, arch: Arch, versions: Dict[str, str], loader: str) -> str:
 	"""The guest's staged/KIND: "package NAME VERSION SUITE" for each
 	program's package (VERSIONS: name -> Debian version), then "loader
 	PATH LIBDIR" (LOADER: the programs' loader's file name), both absolute
 	in the guest, which run.sh runs the programs of a fragment with a root
 	of its own through."""
-	triplet = TRIPLETS[debian_arch][0]
+	triplet = arch.debian_triplet
 	root = '/' + frag.root if frag.root else ''
 	lines = [f'package {name} {versions[name]} {suite}' for name in dict.fromkeys(p.package for p in frag.programs)]
 	lines.append(f'loader {root}/usr/lib/{triplet}/{loader} {root}/usr/lib/{triplet}')
@@ -386,21 +402,7 @@ def staged_text(frag: Fragment, suite: str, debian_arch: str, versions: Dict[str
 
 def fragments(opts, arch: Arch) -> List[Tuple[Fragment, str]]:
 	"""What ARCH's guest holds, each with its suite: the real clients,
-	bookworm's and the newest, where the architecture runs them, the tools
-	always."""
+	the --clients-suite's and the newest, where the architecture runs them,
+	the tools (of the architecture's suite) always."""
 	return ([(CLIENTS, opts.clients_suite), (NEWEST_CLIENTS, NEWEST_SUITE)] if arch.clients else []) + \
-		[(TOOLS, TOOLS_SUITE)]
-
-
-def staging_commands(frag: Fragment, opts, arch: Arch, suite: str) -> List[str]:
-	"""What stage_fragment() runs, for --dry-run: the .deb files' names are
-	debs.sh's answer, the libraries' packages the closure's."""
-	env = ' '.join(f'{k}={shlex.quote(v)}' for k, v in debs_env(opts, arch).items())
-	pkgs = [p.package for p in frag.programs]
-	work = os.path.join(opts.out, 'stage.XXXXXX')
-	return ([f'{env} {shlex.join(debs_argv(suite, *pkgs))}']
-		+ [shlex.join(['dpkg-deb', '-x', f'{p}_VERSION_{arch.debian_arch}.deb', os.path.join(work, 'pkg', p)])
-		   for p in pkgs]
-		+ [f'# then debs.sh and dpkg-deb -x of the libraries\' packages, as the ELF NEEDED entries '
-		   f'and Depends lead; with {frag.kind} in the cache, debs.sh of them only (their .deb '
-		   'files are its key) and no dpkg-deb'])
+		[(TOOLS, arch.debian_suite)]

@@ -104,6 +104,17 @@ def stage_summary() -> List[str]:
 		for d, n, t, ok in STAGES]
 
 
+def shown(argv: Sequence[str], cwd: Optional[str] = None, env: Optional[dict] = None,
+	  log: Optional[str] = None) -> str:
+	"""A command as run() prints it, and a dry run (harness_plan.Dry)."""
+	s = shlex.join(argv)
+	if env:
+		s = ' '.join(f'{k}={shlex.quote(v)}' for k, v in env.items()) + ' ' + s
+	if cwd:
+		s = f'(cd {shlex.quote(cwd)} && {s})'
+	return s + (f' >{log} 2>&1' if log else '')
+
+
 def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = None,
 	env: Optional[dict] = None, check: bool = True, timeout: Optional[float] = None,
 	what: Optional[str] = None, capture: str = '', input: Optional[str] = None,
@@ -115,13 +126,8 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 	standard input. With check, a failure raises HarnessError naming WHAT
 	(the command by default) and the log. A TIMEOUT that passes raises
 	subprocess.TimeoutExpired, the command killed."""
-	shown = shlex.join(argv)
-	if env:
-		shown = ' '.join(f'{k}={shlex.quote(v)}' for k, v in env.items()) + ' ' + shown
-	if cwd:
-		shown = f'(cd {shlex.quote(cwd)} && {shown})'
 	if not quiet:
-		print(f'  $ {shown}' + (f' >{log} 2>&1' if log else ''), flush=True)
+		print(f'  $ {shown(argv, cwd, env, log)}', flush=True)
 	full_env = None
 	if env is not None:
 		full_env = dict(os.environ)
@@ -149,8 +155,7 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 
 def show(argv: Sequence[str], cwd: Optional[str] = None) -> None:
 	"""A command --dry-run would run, printed as run() prints it."""
-	shown = shlex.join(argv)
-	print(f'  $ (cd {shlex.quote(cwd)} && {shown})' if cwd else f'  $ {shown}', flush=True)
+	print(f'  $ {shown(argv, cwd)}', flush=True)
 
 
 def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:

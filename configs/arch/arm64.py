@@ -19,6 +19,9 @@ ARCH = Arch(
 	qemu_params=('-machine', 'virt', '-m', '512'),
 	cpu='max,pauth-impdef=on',
 	debian_arch='arm64',
+	debian_triplet='aarch64-linux-gnu',
+	elf_machine=183,
+	debian_suite='bookworm',
 	listeners=((64, ()),),
 	atomics=('lse', 'llsc'),
 	kconfig='''

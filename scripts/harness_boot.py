@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The boot pipeline of make boot-test and boot: a line's tree, its
+kernels built (or taken from the cache), the guest's initramfs of each
+architecture, each boot run and judged, the tables. One plan for the real
+run and --dry-run (harness_plan): every command goes through the executor
+EX, and where the real run decides from what is on disk or what a command
+said, the dry run takes the branch stated there."""
+
+import os
+import shutil
+from typing import Dict, List, Sequence, Tuple
+
+from harness_config import Boot, Line, Options, harness_args, kernel_cmdline
+from harness_guest import accelerator, boot_and_parse, build_initramfs, qemu_argv
+from harness_kernel import Kernels, Tree, fetch_source
+from harness_plan import Executor
+import harness_results
+from harness_util import HarnessError, describe, file_text, note
+
+# Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
+KUNIT_TOOL = 'tools/testing/kunit'
+
+
+def newest_source(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> str:
+	"""The newest line's pristine source, where KTAP's parser
+	(tools/testing/kunit), the kselftest headers and the memory model
+	come from: KSRC if it is that line (the first of LINES, the chosen
+	ones), else the Debian package's in the cache, fetched."""
+	if opts.ksrc and lines[0].name == newest.name:
+		return os.path.realpath(opts.ksrc)
+	return fetch_source(newest, opts, ex)
+
+
+def ready_kunit_parser(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> None:
+	"""KTAP is read with the newest line's tools/testing/kunit."""
+	with ex.stage('kunit_parser'):
+		src = newest_source(opts, lines, newest, ex)
+		if not ex.dry:
+			harness_results.use_kunit_parser(os.path.join(src, KUNIT_TOOL))
+
+
+def each_line(lines: Sequence[Line], what: str, step, ex: Executor) -> int:
+	"""STEP on every line of LINES, the others still run when one fails
+	(False or a HarnessError); 0 only if none did."""
+	failed = []
+	for line in lines:
+		try:
+			if step(line) is False:
+				failed.append(line.name)
+		except HarnessError as e:
+			print(f'error: {e}', flush=True)
+			failed.append(line.name)
+	if failed:
+		print(f'error: {what} failed for: {" ".join(failed)}', flush=True)
+		return 1
+	if not ex.dry:
+		print(f'{what}: passed for {" ".join(l.name for l in lines)}', flush=True)
+	return 0
+
+
+def boot_argv(tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str, opts: Options) -> Tuple[List[str], str]:
+	"""QEMU's command line of boot B, and its serial log."""
+	prog_args = opts.storm_args if b.run.mode == 'storm' else opts.selftest_args
+	log = os.path.join(tree.logs, f'boot-{b.run.arch.name}-{b.name}.log')
+	return qemu_argv(b.run.arch, kernels.image(b.kernel), initrd, log, b.run.cpus, kernel_cmdline(b.run, prog_args),
+			 accel, b.run.cpu_model), log
+
+
+def check_helper_instructions(line: Line, kernels: Kernels, boots: Sequence[Boot], ex: Executor) -> List[str]:
+	"""An arm64 kernel with the series must contain the helper's atomics
+	as tests/litmus/ models them: what does not."""
+	bad = []
+	for k in dict.fromkeys(b.kernel for b in boots):
+		if k.arch.name != 'arm64' or k.variant != 'patched':
+			continue
+		import litmus
+		dis = os.path.join(kernels.image_dir(k), 'helper.dis')
+		with ex.stage(f'{line.name}: {k}: the helper\'s atomics as tests/litmus/ models them'):
+			if ex.dry:
+				continue
+			problems = litmus.check_arm64_sequence(file_text(dis))
+			note(f'{dis}: ' + ('; '.join(problems) if problems else 'as modelled'))
+		if problems:
+			bad.append(f'{dis}: the helper\'s atomics are not those tests/litmus/aarch64-*.litmus model: '
+				   + '; '.join(problems))
+	return bad
+
+
+def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src, accels: Dict[str, str],
+	      ex: Executor, cached_only: bool = False) -> bool:
+	"""BOOTS of LINE, their kernels built (or, CACHED_ONLY, taken from
+	the cache or refused), each judged; False if one was not as its run
+	expects. KSELFTEST_SRC() gives the source the guest's kselftest is
+	built from; ACCELS holds the accelerator chosen for each
+	architecture. A dry run judges nothing."""
+	tree = Tree(line, opts)
+	kernels = Kernels(tree, opts)
+	with ex.stage(f'{line.name}: tree'):
+		tree.prepare(ex)
+	if cached_only:
+		for k in dict.fromkeys(b.kernel for b in boots):
+			with ex.stage(f'{line.name}: config {k.arch.name} {k.flavour}'):
+				kernels.configure(k.arch, k.flavour, ex)
+			if ex.dry:
+				ex.comment(f'Linux {line.name} {k}: from the cache (refused if not there)')
+			elif not kernels.fetch_cached(k):
+				raise HarnessError(f'Linux {line.name} {k}: no such kernel in the cache; '
+						   'make boot-test builds it')
+		# The guest is built from the tree at the series, as ensure() leaves it.
+		with ex.stage(f'{line.name}: tree at patched'):
+			if not ex.dry:
+				tree.patched()
+	else:
+		kernels.ensure((b.kernel for b in boots), ex)
+	# A wrong instruction sequence fails the line, after its boots.
+	bad_helper = check_helper_instructions(line, kernels, boots, ex)
+	archs = list(dict.fromkeys(b.run.arch for b in boots))
+	initrd = {}
+	for a in archs:
+		with ex.stage(f'{line.name}: initramfs {a.name}'):
+			initrd[a.name] = build_initramfs(tree, a, opts, kselftest_src(), ex)
+	results = os.path.join(tree.line_out, 'results')
+	if not ex.dry:
+		shutil.rmtree(results, ignore_errors=True)
+	judged: Dict[str, list] = {a.name: [] for a in archs}
+	for b in boots:
+		arch = b.run.arch
+		accel = accelerator(arch, kernels.image(b.kernel), initrd[arch.name], tree.logs, accels, ex)
+		argv, log = boot_argv(tree, kernels, b, initrd[arch.name], accel, opts)
+		run_args = kernel_cmdline(b.run)[len(harness_args(arch)):]
+		with ex.stage(f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
+			      f'{", " + " ".join(run_args) if run_args else ""})'):
+			reported = boot_and_parse(argv, log, opts.boot_timeout, ex)
+		if reported is None:	# a dry run's
+			continue
+		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
+		why = harness_results.verdict(reported, b)
+		harness_results.save({**reported, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
+				     os.path.join(results, arch.name, b.name + '.json'))
+		judged[arch.name].append({'boot': b, 'res': reported, 'why': why})
+	if ex.dry:
+		return True
+	ok = True
+	for a in archs:
+		title = f'Linux {line.name} ({tree.id}) on {a.name}, QEMU -accel {accels[a.name]}'
+		out = harness_results.report(title, judged[a.name])
+		print('\n' + '\n'.join(out), flush=True)
+		with open(os.path.join(results, f'{a.name}.md'), 'w') as f:
+			f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
+		ok = ok and not any(j['why'] for j in judged[a.name])
+	for b in bad_helper:
+		print(f'error: {b}', flush=True)
+	return ok and not bad_helper
+
+
+def boot_test(opts: Options, lines: Sequence[Line], boots: Dict[str, List[Boot]], newest: Line,
+	      ex: Executor) -> int:
+	"""make boot-test: the BOOTS of each of LINES built, booted, judged."""
+	if not ex.dry:
+		with open(os.path.join(opts.out, 'commit'), 'w') as f:
+			f.write(describe() + '\n')
+	ready_kunit_parser(opts, lines, newest, ex)
+	print(f'logs: {opts.out}/logs/LINE/; results: {opts.out}/LINE/results/', flush=True)
+	accels: Dict[str, str] = {}
+	return each_line(lines, 'boot test',
+			 lambda line: boot_line(line, boots[line.name], opts,
+						lambda: newest_source(opts, lines, newest, ex), accels, ex), ex)
+
+
+def boot_one(opts: Options, line: Line, boots: Sequence[Boot], lines: Sequence[Line], newest: Line,
+	     ex: Executor) -> int:
+	"""boot LINE RUN VARIANT: BOOTS, one kernel of the cache, booted and
+	judged."""
+	ready_kunit_parser(opts, lines, newest, ex)
+	ok = boot_line(line, boots, opts, lambda: newest_source(opts, lines, newest, ex), {}, ex, cached_only=True)
+	return 0 if ok else 1
