@@ -149,7 +149,7 @@ class Harness:
 		a cached run is read again with kunit.py parse."""
 		line = self.newest
 		tree = Tree(line, self.opts)
-		build = os.path.join(tree.lout, 'kunit')
+		build = os.path.join(tree.line_out, 'kunit')
 		kunit_py = os.path.join(tree.path, 'tools/testing/kunit/kunit.py')
 		argv = [kunit_py, 'run', *KUNIT_ARGS, f'--build_dir={build}', f'--jobs={self.opts.jobs}']
 		qemu = os.path.join(self.opts.out, 'kunit-qemu')
@@ -164,7 +164,7 @@ class Harness:
 		with stage(f'{line.name}: tree at patched'):
 			tree.patched()
 		key = kunit_id(tree, argv)
-		saved = os.path.join(tree.lout, 'kunit-result')
+		saved = os.path.join(tree.line_out, 'kunit-result')
 		fresh = not cache_get('kunit', key, saved)
 		if not fresh:
 			note(f'kunit.py run: from the cache ({key}); its kernel output read again by kunit.py parse')

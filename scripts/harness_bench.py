@@ -35,7 +35,7 @@ import bench_native
 import bench_report
 from bench_report import DESIGNS
 from harness_arch import Arch, Kernel
-from harness_boot import newest_source, ready_kunit_parser
+import harness_boot
 from harness_config import DEFAULT_ARCH, Line, Options, Run, kernel_cmdline, load_arch
 from harness_kernel import Kernels, Tree
 from harness_guest import KVM, TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv
@@ -154,14 +154,14 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 		os.makedirs(out)
 	with ex.stage('native: stamp_native on this machine\'s cores'):
 		native_lines = native(out, ex)
-	ready_kunit_parser(opts, lines, newest, ex)
+	harness_boot.ready_kunit_parser(opts, lines, newest, ex)
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
 	with ex.stage(f'{line.name}: tree'):
 		tree.prepare(ex)
 	kernels.ensure((Kernel(arch, 'default', d) for d, _, _ in DESIGNS), ex)
 	with ex.stage(f'{line.name}: initramfs {ARCH}'):
-		initrd = build_initramfs(tree, arch, opts, newest_source(opts, lines, newest, ex), ex)
+		initrd = build_initramfs(tree, arch, opts, harness_boot.newest_source(opts, lines, newest, ex), ex)
 	chosen: Dict[str, str] = {}
 	accel = accelerator(arch, kernels.image(Kernel(arch, 'default', 'patched')), initrd, tree.logs, chosen, ex)
 	cpus = opts.bench_cpus

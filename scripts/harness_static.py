@@ -219,7 +219,7 @@ class StaticChecks:
 		note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical to the pristine tree')
 
 	def git_am(self) -> None:
-		repo = os.path.join(self.tree.lout, 'git-am')
+		repo = os.path.join(self.tree.line_out, 'git-am')
 		src = self.tree.source()
 		shutil.rmtree(repo, ignore_errors=True)
 		os.makedirs(repo)
@@ -279,7 +279,7 @@ class StaticChecks:
 	def kselftest_check(self) -> None:
 		"""The selftest built as CI systems build it, in the tree at
 		patched (the builds' output outside it)."""
-		out = os.path.join(self.tree.lout, 'kselftest-check')
+		out = os.path.join(self.tree.line_out, 'kselftest-check')
 		shutil.rmtree(out, ignore_errors=True)
 		for name, argv in kselftest_argvs(self.tree.path, out, self.opts.jobs):
 			run(argv, log=os.path.join(self.tree.logs, name + '.log'), what=name)
@@ -344,7 +344,7 @@ class StaticChecks:
 		if cache_get('checks', key, out):
 			self._notes(what, out, objs, f' (from the cache, {key})')
 			return out
-		build = self.kernels.build_dir(arch_name, flavour)
+		build = self.kernels.build_dir(arch, flavour)
 		configure(self.tree, build, arch, frags,
 			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs)
 		for o in objs:
@@ -387,7 +387,7 @@ class StaticChecks:
 			show(checkpatch_argv(p), t.path)
 		objs = [f[:-2] + '.o' for f in t.files if f.endswith('.c') and not f.startswith('tools/')]
 		same = [f[:-2] + '.o' for f in self.unchanged_by_base() if f.endswith('.c') and not f.startswith('tools/')]
-		arches = [(load_arch(a), self.kernels.build_dir(a, f), f) for a, f in self.line.static_checks]
+		arches = [(load_arch(a), self.kernels.build_dir(load_arch(a), f), f) for a, f in self.line.static_checks]
 		print(f'  # {n}: each .config (unless the cache has it)', flush=True)
 		for arch, build, flavour in arches:
 			frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
@@ -405,7 +405,7 @@ class StaticChecks:
 					show([arch.cross_compile + 'objdump', '-dr', o], build)
 		if self.has_selftest():
 			print(f'  # {n}: the selftest\'s builds, the tree at patched', flush=True)
-			for _, argv in kselftest_argvs(t.path, os.path.join(t.lout, 'kselftest-check'), self.opts.jobs):
+			for _, argv in kselftest_argvs(t.path, os.path.join(t.line_out, 'kselftest-check'), self.opts.jobs):
 				show(argv)
 
 	def _notes(self, what: str, out: str, objs: Sequence[str], suffix: str) -> None:
@@ -464,7 +464,7 @@ class StaticChecks:
 		results = {}
 		for variant in VARIANTS:
 			with stage(f'{n}: tree at {variant}'):
-				self.tree.at(variant)
+				self.tree.move_to(variant)
 			if variant != 'base':
 				with stage(f'{n}: kernel-doc {variant}'):
 					results[variant, 'kernel-doc'] = self.kerneldoc(variant)
@@ -474,7 +474,7 @@ class StaticChecks:
 					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
 		if self.has_selftest():
 			with stage(f'{n}: the selftest\'s builds'):
-				self.tree.at('patched')
+				self.tree.move_to('patched')
 				self.kselftest_check()
 		with stage(f'{n}: kernel-doc: new warnings'):
 			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])

@@ -28,11 +28,13 @@ sys.dont_write_bytecode = True
 
 import harness  # noqa: E402
 import harness_bench  # noqa: E402
+import harness_boot  # noqa: E402
 import harness_results  # noqa: E402
 import harness_config  # noqa: E402
 import harness_diffs  # noqa: E402
 import harness_kernel  # noqa: E402
 import harness_guest  # noqa: E402
+import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
 from bench_report_test import rates, storm_log  # noqa: E402
@@ -114,7 +116,7 @@ class UnitTests(HarnessCase):
 					f.write('....ss\n---\nRan 6 tests in 0.1s\n\nOK (skipped=2)\n')
 			return completed(argv)
 		out = io.StringIO()
-		with mock.patch.object(harness, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
+		with mock.patch.object(harness_boot, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
 		     mock.patch.object(harness, 'cached_source', return_value=cached), \
 		     mock.patch.object(harness, 'run', run), contextlib.redirect_stdout(out):
 			h = harness.Harness(harness_config.Options.parse(out=self.env['OUT']))
@@ -129,7 +131,7 @@ class UnitTests(HarnessCase):
 		os.makedirs(os.path.join(src, 'tools/testing/selftests'))
 		for f in ('kselftest.h', 'kselftest_harness.h', 'lib.mk'):
 			open(os.path.join(src, 'tools/testing/selftests', f), 'w').close()
-		with mock.patch.object(harness.Harness, 'newest_source', return_value=src):
+		with mock.patch.object(harness_boot, 'newest_source', return_value=src):
 			status, fetched, out = self.unit_tests(required=True)
 		self.assertIsNone(status)
 		self.assertIn('unittest', ' '.join(self.ran[-1]))
@@ -203,7 +205,7 @@ class FetchSource(unittest.TestCase):
 				f.write('linux-source-7.3 7.3.4-1\n')
 			return completed(argv)
 		line = harness_config.load_lines()[0]
-		with mock.patch.object(harness_kernel, 'run', run), quiet():
+		with mock.patch.object(harness_util, 'run', run), quiet():
 			return harness_kernel.fetch_source(line, harness_config.Options(out=self.tmp))
 
 	def test_unpacked_once_per_deb(self):
@@ -242,7 +244,7 @@ def fake_tree(case, files=()):
 	opts = harness_config.Options(out=os.path.join(d, 'out'), jobs=2)
 	tree = harness_kernel.Tree(line, opts)
 	os.makedirs(tree.path)
-	with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+	with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
 		f.write('linux-source-7.3 7.3.4-1\n')
 	for name, text in dict(files).items():
 		os.makedirs(os.path.dirname(os.path.join(tree.path, name)), exist_ok=True)
@@ -284,12 +286,12 @@ class Kunit(HarnessCase):
 		self.ran, self.envs = [], []
 		log = kunit_log() if log is None else log
 
-		def prepare(tree):
+		def prepare(tree, ex=None):
 			for f, text in (('tools/testing/kunit/kunit.py', ''), ('kernel/time/.kunitconfig', 'CONFIG_KUNIT=y\n')):
 				os.makedirs(os.path.dirname(os.path.join(tree.path, f)), exist_ok=True)
 				with open(os.path.join(tree.path, f), 'w') as fh:
 					fh.write(text)
-			with open(os.path.join(tree.lout, 'tree.id'), 'w') as fh:
+			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as fh:
 				fh.write('tree\n')
 			tree.digest = digest
 
@@ -554,7 +556,7 @@ class StaticComparisons(unittest.TestCase):
 		     mock.patch.object(harness_static, 'output', return_value='0.6.5\n'), \
 		     mock.patch.object(sc, 'unchanged_by_base', return_value=['drivers/connector/cn_proc.c']), \
 		     mock.patch.object(sc, '_objects', lambda files=None: ['drivers/connector/cn_proc.o'] if files else None), \
-		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'at', self.moves.append), \
+		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'move_to', self.moves.append), \
 		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
 		     mock.patch.object(sc, 'check_build', check_build), \
 		     mock.patch.object(sc, 'kselftest_check', kselftest_check or mock.Mock()), quiet():
@@ -734,7 +736,7 @@ class Kconfig(unittest.TestCase):
 				with open(os.path.join(scratch, '.config'), 'w') as f:
 					f.write(result)
 			return completed(argv)
-		with mock.patch.object(harness_kernel, 'run', run):
+		with mock.patch.object(harness_util, 'run', run):
 			try:
 				harness_kernel.make_config('/tree', scratch, harness_config.load_arch('x86_64'), [frag],
 							   os.path.join(d, 'log'), 1)
@@ -771,7 +773,7 @@ class CacheKeys(unittest.TestCase):
 		self.mutant('+a\n')
 
 	def config(self, text):
-		d = self.kernels.build_dir('x86_64', 'default')
+		d = self.kernels.build_dir(self.arch, 'default')
 		os.makedirs(d, exist_ok=True)
 		with open(os.path.join(d, '.config'), 'w') as f:
 			f.write(text)
@@ -781,7 +783,7 @@ class CacheKeys(unittest.TestCase):
 			f.write(text)
 
 	def keys(self):
-		return {v: self.kernels.image_id(self.arch, 'default', v) for v in ('base', 'patched', 'test-mutant')}
+		return {v: self.kernels.image_id(harness_config.Kernel(self.arch, 'default', v)) for v in ('base', 'patched', 'test-mutant')}
 
 	def test_the_series_beyond_its_first_patch_changes_patched_and_mutant_keys_not_base(self):
 		before = self.keys()
@@ -818,7 +820,7 @@ class CacheKeys(unittest.TestCase):
 		frag = os.path.join(temp_dir(self), 'f.config')
 		made = []
 
-		def make_config(tree, scratch, arch, frags, log, jobs):
+		def make_config(tree, scratch, arch, frags, log, jobs, ex):
 			made.append(harness_util.file_text(frags[0]))
 			os.makedirs(scratch, exist_ok=True)
 			with open(os.path.join(scratch, '.config'), 'w') as f:
@@ -836,7 +838,7 @@ class CacheKeys(unittest.TestCase):
 
 	def test_the_source_changes_every_key(self):
 		before = self.keys()
-		with open(os.path.join(self.tree.lout, 'tree.id'), 'w') as f:
+		with open(os.path.join(self.tree.line_out, 'tree.id'), 'w') as f:
 			f.write('linux-source-7.3 7.3.5-1\n')
 		after = self.keys()
 		for v in before:
@@ -945,15 +947,16 @@ class NoCache(unittest.TestCase):
 		tree, opts = fake_tree(self)
 		kernels = harness_kernel.Kernels(tree, opts)
 		arch = harness_config.load_arch('x86_64')
-		d = kernels.image_dir('x86_64', 'default', 'base')
+		base = harness_config.Kernel(arch, 'default', 'base')
+		d = kernels.image_dir(base)
 		os.makedirs(d)
-		open(kernels.image('x86_64', 'default', 'base'), 'w').close()
+		open(kernels.image(base), 'w').close()
 		with mock.patch.object(kernels, 'image_id', return_value='k1'):
 			with open(os.path.join(d, 'id'), 'w') as f:
 				f.write('k1\n')
-			self.assertTrue(kernels.present(arch, 'default', 'base'))
+			self.assertTrue(kernels.fetch_cached(base))
 			opts.no_cache = True
-			self.assertFalse(kernels.present(arch, 'default', 'base'))
+			self.assertFalse(kernels.fetch_cached(base))
 
 	def test_a_tree_is_copied_afresh_once(self):
 		tree, opts = fake_tree(self)
@@ -964,8 +967,8 @@ class NoCache(unittest.TestCase):
 			copies.append(argv[0])
 			os.makedirs(argv[-1], exist_ok=True)
 			return completed(argv)
-		with mock.patch.object(harness_kernel, 'run', run), \
-		     mock.patch.object(harness_kernel.Tree, 'source', lambda t: self.src), \
+		with mock.patch.object(harness_util, 'run', run), \
+		     mock.patch.object(harness_kernel.Tree, 'source', lambda t, ex=None: self.src), \
 		     mock.patch.object(harness_kernel.Tree, 'source_id', lambda t: 'linux-source-7.3 7.3.4-1'):
 			tree.prepare()
 			tree.prepare()
@@ -1032,17 +1035,17 @@ class TreeStates(unittest.TestCase):
 
 	def test_pristine_base_series_and_back(self):
 		with quiet():
-			self.tree.at('base')
+			self.tree.move_to('base')
 			self.assertEqual(self.state(), ('header first', 'base'))
-			self.tree.at('patched')
+			self.tree.move_to('patched')
 			self.assertEqual(self.state(), ('header first', 'series'))
-			self.tree.at('base')
+			self.tree.move_to('base')
 			self.assertEqual(self.state(), ('header first', 'base'))
-			self.tree.at('pristine')
+			self.tree.move_to('pristine')
 			self.assertEqual(self.state(), ('header', 'base'))
 			self.assertFalse(os.path.exists(os.path.join(self.tree.path, '.pc')))
-			self.tree.at('patched')
-			self.tree.at('pristine')
+			self.tree.move_to('patched')
+			self.tree.move_to('pristine')
 			self.assertEqual(self.state(), ('header', 'base'))
 		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'kernel/x.c')), 'base\n')
 		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'include/x.h')), 'header\n')
@@ -1069,12 +1072,12 @@ class TreeStates(unittest.TestCase):
 
 	def test_a_mutant_on_the_series_and_off_again(self):
 		with quiet(), mock.patch.object(harness_kernel, 'mutant_patch', lambda v, out: self.mutant):
-			self.tree.at('mutant')
+			self.tree.move_to('mutant')
 			self.assertEqual(self.state(), ('header first', 'mutant'))
-			self.tree.at('patched')
+			self.tree.move_to('patched')
 			self.assertEqual(self.state(), ('header first', 'series'))
-			self.tree.at('mutant')
-			self.tree.at('base')
+			self.tree.move_to('mutant')
+			self.tree.move_to('base')
 			self.assertEqual(self.state(), ('header first', 'base'))
 
 	def test_a_changed_file_is_newer_than_every_build_and_an_unchanged_one_keeps_its_mtime(self):
@@ -1212,7 +1215,7 @@ class HungBoot(HarnessCase):
 	def test_qemu_is_killed_at_the_timeout(self):
 		log = os.path.join(self.tmp, 'boot.log')
 		with quiet():
-			ended = self.guarded(lambda: harness_guest.boot([self.qemu, log], log, 1))
+			ended = self.guarded(lambda: harness_guest.boot([self.qemu, log], log, 1, harness_plan.REAL))
 		self.assertFalse(ended)
 		self.assertTrue(self.qemu_gone())
 
@@ -1220,16 +1223,16 @@ class HungBoot(HarnessCase):
 	def test_boot_test_with_a_hung_qemu_fails_the_line(self):
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree):
+		def prepare(tree, ex=None):
 			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
 				f.write('tree\n')
-		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
-		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
-		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
+		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels, ex: None), \
+		     mock.patch.object(harness_boot, 'build_initramfs', lambda *a: 'initrd'), \
 		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
-		     mock.patch.object(harness, 'qemu_argv', lambda arch, image, initrd, log, *a, **k: [self.qemu, log]):
+		     mock.patch.object(harness_boot, 'qemu_argv', lambda arch, image, initrd, log, *a, **k: [self.qemu, log]):
 			status, out = self.guarded(lambda: self.harness('boot-test', commands=True, KERNEL='7.3',
 									CONFIGS='smp1', BOOT_TIMEOUT='1'))
 		self.assertEqual(status, 1, out)
@@ -1246,30 +1249,30 @@ class Arm64Helper(HarnessCase):
 	def boot_test(self, disassembly):
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree):
+		def prepare(tree, ex=None):
 			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
 				f.write('tree\n')
 
-		def build(kernels, arch, flavour, variant):
-			d = kernels.image_dir(arch.name, flavour, variant)
+		def build(kernels, k, ex):
+			d = kernels.image_dir(k)
 			os.makedirs(d, exist_ok=True)
-			open(kernels.image(arch.name, flavour, variant), 'w').close()
+			open(kernels.image(k), 'w').close()
 			with open(os.path.join(d, 'helper.dis'), 'w') as f:
 				f.write(disassembly)
 
-		def boot(argv, log, timeout):
+		def boot(argv, log, timeout, ex):
 			with open(os.path.join(LOGS, 'arm64-lse-patched.log')) as f, open(log, 'w') as g:
 				g.write(f.read())
 			return True
-		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
-		     mock.patch.object(harness_kernel.Tree, 'at', lambda t, v: None), \
+		     mock.patch.object(harness_kernel.Tree, 'move_to', lambda t, v: None), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: None), \
-		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
-		     mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False), \
+		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f, ex: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'fetch_cached', lambda kernels, k: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
-		     mock.patch.object(harness, 'build_initramfs', lambda *a: 'initrd'), \
+		     mock.patch.object(harness_boot, 'build_initramfs', lambda *a: 'initrd'), \
 		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness_guest, 'boot', boot):
 			return self.harness('boot-test', commands=True, KERNEL='7.3', ARCH='arm64', CONFIGS='arm64-lse')
@@ -1315,12 +1318,12 @@ class Bench(HarnessCase):
 		self.timeouts = []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree):
+		def prepare(tree, ex=None):
 			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
 				f.write('tree\n')
 
-		def boot(argv, log, timeout):
+		def boot(argv, log, timeout, ex):
 			self.timeouts.append(timeout)
 			with open(log, 'w') as f:
 				if os.path.basename(log).startswith('keeps-'):
@@ -1328,10 +1331,10 @@ class Bench(HarnessCase):
 				else:
 					f.writelines(storm_log(rates(1)))
 			return ended
-		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
-		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
-		     mock.patch.object(harness_bench, 'native', lambda out: []), \
+		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels, ex: None), \
+		     mock.patch.object(harness_bench, 'native', lambda out, ex: []), \
 		     mock.patch.object(harness_bench, 'bench_native_report', lambda lines: []), \
 		     mock.patch.object(harness_bench, 'build_initramfs', lambda *a: 'initrd'), \
 		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \

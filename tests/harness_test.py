@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(TOP, 'scripts'))
 sys.dont_write_bytecode = True
 
 import harness  # noqa: E402
+import harness_boot  # noqa: E402
 import harness_config  # noqa: E402
 import harness_kernel  # noqa: E402
 import harness_guest  # noqa: E402
@@ -217,8 +218,12 @@ class Runs(unittest.TestCase):
 	def test_a_good_run(self):
 		r = harness_config.parse_run(0, {**self.GOOD, 'clocksource': 'jiffies', 'preempt': 'lazy',
 						 'kernel_args': ['tsc=reliable'], 'listener': 32, 'clients': True}, LINES)
-		self.assertEqual(r.kernel_cmdline(), ['clocksource=jiffies', 'preempt=lazy', 'tsc=reliable',
-						      'cnproc_listener=32', 'cnproc_clients=1'])
+		own = ['console=ttyS0', 'panic=-1', 'kunit.filter_glob=time_test_cases.ktime_stamp_ns_*']
+		self.assertEqual(harness_config.kernel_cmdline(r), own + ['clocksource=jiffies', 'preempt=lazy', 'tsc=reliable',
+									  'cnproc_listener=32', 'cnproc_clients=1'])
+		self.assertEqual(harness_config.kernel_cmdline(r, ['-w', '4'])[-1], 'cnproc_args="-w 4"')
+		kunit = harness_config.parse_run(0, {**self.GOOD, 'mode': 'kunit'}, LINES)
+		self.assertEqual(harness_config.kernel_cmdline(kunit, ['-w', '4']), own + ['cnproc_run=kunit'])
 		self.assertEqual(r.parts(), ['cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
 					     'cn_proc-selftest-userns', 'cn_proc-clients'])
 
@@ -342,7 +347,7 @@ class Runs(unittest.TestCase):
 		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
 			runs = harness_config.load_runs(harness_config.load_lines())
 		for r in runs + harness_config.load_runs(harness_config.load_lines()):
-			params = dict(a.split('=', 1) for a in r.kernel_cmdline() if a.startswith('cnproc_'))
+			params = dict(a.split('=', 1) for a in harness_config.kernel_cmdline(r) if a.startswith('cnproc_'))
 			params['cnproc_args'] = '-n 5'
 			res = self.init_check(params)
 			self.assertEqual(res.returncode, 0, f'{r.name}: {res.stdout}')
@@ -361,7 +366,8 @@ class Qemu(unittest.TestCase):
 	def test_the_command_line_of_a_boot(self):
 		arch = harness_config.load_arch('x86_64')
 		self.assertEqual(
-			harness_guest.qemu_argv(arch, 'bzImage', 'initrd', 'log', 2, ['clocksource=jiffies']),
+			harness_guest.qemu_argv(arch, 'bzImage', 'initrd', 'log', 2,
+						harness_config.harness_args(arch) + ['clocksource=jiffies']),
 			['qemu-system-x86_64', '-machine', 'pc', '-m', '512', '-accel', 'tcg,thread=multi',
 			 '-smp', '2', '-kernel', 'bzImage', '-initrd', 'initrd',
 			 '-append', 'console=ttyS0 panic=-1 kunit.filter_glob=time_test_cases.ktime_stamp_ns_* clocksource=jiffies',
@@ -375,7 +381,8 @@ class Qemu(unittest.TestCase):
 		argv = harness_guest.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [],
 					       harness_guest.KVM, 'cortex-a57')
 		self.assertIn('-accel tcg,thread=multi -cpu cortex-a57 -smp 2', ' '.join(argv))
-		argv = harness_guest.qemu_argv(harness_config.load_arch('arm64'), 'i', 'r', 'l', 2, [])
+		arm64 = harness_config.load_arch('arm64')
+		argv = harness_guest.qemu_argv(arm64, 'i', 'r', 'l', 2, harness_config.harness_args(arm64))
 		self.assertIn('-machine virt -m 512 -accel tcg,thread=multi -cpu max,pauth-impdef=on', ' '.join(argv))
 		self.assertIn('console=ttyAMA0', ' '.join(argv))
 
@@ -493,33 +500,33 @@ class Orchestration(HarnessCase):
 		self.built, self.argvs, self.moves = [], [], []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree):
+		def prepare(tree, ex=None):
 			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.lout, 'tree.id'), 'w') as f:
+			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
 				f.write('tree\n')
 
-		def build(kernels, arch, flavour, variant):
-			self.built.append((arch.name, flavour, variant))
-			os.makedirs(kernels.image_dir(arch.name, flavour, variant), exist_ok=True)
-			open(kernels.image(arch.name, flavour, variant), 'w').close()
+		def build(kernels, k, ex):
+			self.built.append((k.arch.name, k.flavour, k.variant))
+			os.makedirs(kernels.image_dir(k), exist_ok=True)
+			open(kernels.image(k), 'w').close()
 
-		def boot(argv, log, timeout):
+		def boot(argv, log, timeout, ex):
 			self.argvs.append(argv)
 			name = os.path.basename(log)[len('boot-x86_64-'):-len('.log')]
 			shutil.copy(os.path.join(LOGS, log_of(name)), log)
 			return ended
 
-		with mock.patch.object(harness.Harness, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
-		     mock.patch.object(harness_kernel.Tree, 'at', lambda t, v: self.moves.append(v)), \
+		     mock.patch.object(harness_kernel.Tree, 'move_to', lambda t, v: self.moves.append(v)), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: self.moves.append('patched')), \
-		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f, ex: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
-		     mock.patch.object(harness, 'build_initramfs', lambda t, a, o, k: 'initrd'), \
+		     mock.patch.object(harness_boot, 'build_initramfs', lambda t, a, o, k, ex: 'initrd'), \
 		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness_guest, 'boot', boot), contextlib.ExitStack() as stack:
 			if command[0] == 'boot-test':	# boot's test decides what the cache has
-				stack.enter_context(mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: False))
+				stack.enter_context(mock.patch.object(harness_kernel.Kernels, 'fetch_cached', lambda kernels, k: False))
 			if command[0] == 'boot-test':
 				env.setdefault('KERNEL', '7.3')
 			return self.harness(command[0], True, *command[1:], **env)
@@ -560,7 +567,7 @@ class Orchestration(HarnessCase):
 
 	def test_boot_takes_one_kernel_from_the_cache(self):
 		for present, status_wanted, boots in ((True, 0, 1), (False, 1, 0)):
-			with mock.patch.object(harness_kernel.Kernels, 'present', lambda k, a, f, v: present):
+			with mock.patch.object(harness_kernel.Kernels, 'fetch_cached', lambda kernels, k: present):
 				status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', command=('boot', '6.1', 'smp2',
 													  'patched'))
 			self.assertEqual(status, status_wanted, out)
@@ -576,11 +583,17 @@ class Orchestration(HarnessCase):
 					      ('x86_64', 'default', 'per-cpu-domains')])
 
 
+def dry_commands(out: str) -> list:
+	"""The commands a dry run printed, each split in words, without the
+	redirection to its log."""
+	return [re.sub(r' >\S+ 2>&1$', '', l.strip()[2:]).split() for l in out.splitlines() if l.strip().startswith('$ ')]
+
+
 class DryRun(HarnessCase):
 	def test_every_make_and_qemu_command_printed_none_run(self):
 		status, out = self.harness('boot-test', False, '--dry-run', KERNEL='7.3', CONFIGS='smp2 arm64-llsc')
 		self.assertEqual(status, 0, out)
-		commands = [l.strip()[2:].split() for l in out.splitlines() if l.strip().startswith('$ ')]
+		commands = dry_commands(out)
 		qemu = [c for c in commands if c[0].startswith('qemu-system-')]
 		self.assertEqual([(c[0], c[c.index('-kernel') + 1].split('/')[-2]) for c in qemu],
 				 [('qemu-system-x86_64', 'base'), ('qemu-system-x86_64', 'patched'),
@@ -599,11 +612,15 @@ class DryRun(HarnessCase):
 		fetched = [(c[0], *(lambda i: (c[i + 1], c[i + 2:]))(next(i for i, w in enumerate(c) if w.endswith('/debs.sh'))))
 			   for c in commands if any(w.endswith('/debs.sh') for w in c)]
 		tools = ['bash', 'iproute2', 'coreutils']
-		self.assertEqual(fetched[0], (os.path.join(harness_util.SCRIPTS, 'debs.sh'), 'trixie-backports',
-					      ['linux-source-7.3']))
-		self.assertEqual(fetched[1:], [('DEBS_ARCH=amd64', 'bookworm', ['keepalived', 'extrace', 'cgroup-tools']),
-					       ('DEBS_ARCH=amd64', 'sid', ['keepalived', 'cgroup-tools']),
-					       ('DEBS_ARCH=amd64', 'bookworm', tools), ('DEBS_ARCH=arm64', 'bookworm', tools)])
+		# The source (each time it is asked for, as the real run asks
+		# debs.sh), then each fragment's packages (again to unpack them,
+		# its cache entry missing) and busybox.
+		self.assertEqual(fetched[0], ('OUT=' + self.env['OUT'], 'trixie-backports', ['linux-source-7.3']))
+		self.assertEqual([f for i, f in enumerate(fetched) if f[0].startswith('DEBS_ARCH') and f != fetched[i - 1]],
+				 [('DEBS_ARCH=amd64', 'bookworm', ['keepalived', 'extrace', 'cgroup-tools']),
+				  ('DEBS_ARCH=amd64', 'sid', ['keepalived', 'cgroup-tools']),
+				  ('DEBS_ARCH=amd64', 'bookworm', tools), ('DEBS_ARCH=amd64', 'bookworm', ['busybox-static']),
+				  ('DEBS_ARCH=arm64', 'bookworm', tools), ('DEBS_ARCH=arm64', 'bookworm', ['busybox-static'])])
 		self.assertEqual(len([c for c in commands if c[:2] == ['dpkg-deb', '-x']]), 11)
 		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 
@@ -613,8 +630,7 @@ class DryRun(HarnessCase):
 		steps = out.split('# make check: ')[1:]
 		self.assertEqual([s.splitlines()[0] for s in steps],
 				 ['per-file diffs', 'unit tests', 'static checks', 'litmus tests', 'kunit.py', 'boot test'])
-		commands = {s.splitlines()[0]: [l.strip()[2:] for l in s.splitlines() if l.strip().startswith('$ ')]
-			    for s in steps}
+		commands = {s.splitlines()[0]: [' '.join(c) for c in dry_commands(s)] for s in steps}
 		self.assertEqual(commands['per-file diffs'] + commands['unit tests'], [])
 		checks = [c for c in commands['static checks'] if 'C=2 W=1' in c]
 		# x86_64 and arm64: pristine, base (the objects of the fix only), patched.
@@ -624,7 +640,7 @@ class DryRun(HarnessCase):
 			self.assertIn(f'CHECK={self.env["OUT"]}/sparse/sparse', c)
 		self.assertIn('debs.sh sid sparse libc6', ' '.join(commands['static checks']))
 		self.assertIn('scripts/checkpatch.pl --strict', ' '.join(commands['static checks']))
-		self.assertIn('litmus.py run', commands['litmus tests'][0])
+		self.assertIn('litmus.py run', commands['litmus tests'][-1])
 		self.assertIn("kunit.py run --kunitconfig=kernel/time --arch=x86_64 --kconfig_add=CONFIG_SMP=y '--qemu_args=-smp 2'",
 			      commands['kunit.py'][0])
 		self.assertEqual(sum(c.startswith('qemu-system-') for c in commands['boot test']), 2)
@@ -634,7 +650,7 @@ class DryRun(HarnessCase):
 	def test_bench_shows_each_design_and_boot(self):
 		status, out = self.harness('bench', False, '--dry-run', BENCH_PAIRS='2')
 		self.assertEqual(status, 0, out)
-		commands = [l.strip()[2:].split() for l in out.splitlines() if l.strip().startswith('$ ')]
+		commands = dry_commands(out)
 		self.assertTrue(commands[2][0].endswith('/stamp_native'))
 		kernels = [c[c.index('-kernel') + 1].split('/')[-2] for c in commands if c[0].startswith('qemu-system-')]
 		designs = ['base', 'clock-under-lock', 'per-cpu-floor', 'patched']

@@ -135,7 +135,7 @@ class FakePackages(unittest.TestCase):
 		return out
 
 	def staged(self, prog=Program('prog', 'usr/bin/prog', 'usr/sbin/prog')):
-		stager = Stager(self.fetch, 'amd64', self.stage)
+		stager = Stager(self.fetch, harness_config.load_arch('x86_64'), self.stage)
 		with quiet():
 			stager.add([prog.package])
 			stager.program(prog)
@@ -179,7 +179,7 @@ class Resolver(FakePackages):
 	def test_the_loader_linked_where_the_program_looks(self):
 		self.staged()
 		frag = Fragment('k', (Program('prog', 'usr/bin/prog', 'usr/sbin/prog'),))
-		harness_stage.link_loaders(frag, 'amd64', self.stage)
+		harness_stage.link_loaders(frag, harness_config.load_arch('x86_64'), self.stage)
 		link = self.stage + self.LOADER
 		self.assertEqual(os.readlink(link), f'../{self.LIBDIR}/ld-linux-x86-64.so.2')
 		self.assertTrue(os.path.isfile(link))
@@ -274,7 +274,7 @@ class StageFragment(FakePackages):
 			p.start()
 			self.addCleanup(p.stop)
 
-	def debs(self, opts, suite, arch, *names):
+	def debs(self, opts, suite, arch, *names, ex=None):
 		paths = []
 		for n in names:
 			paths.append(os.path.join(self.tmp, 'debs', f'{n}.deb'))
@@ -283,7 +283,7 @@ class StageFragment(FakePackages):
 				f.write(self.deb_text[n])
 		return paths
 
-	def unpack(self, opts, suite, arch, work, names):
+	def unpack(self, opts, suite, arch, work, names, ex=None):
 		self.unpacks += 1
 		return [Package(p.name, p.root, p.depends, deb, '1.2-3' if p.name == 'prog' else '')
 			for p, deb in zip(self.fetch(names), self.debs(opts, suite, arch, *names))]
