@@ -48,6 +48,10 @@ def load_arch(name: str) -> Arch:
 	if arch.name != name:
 		raise HarnessError(f'configs/arch/{name}.py describes {arch.name}')
 	check_fragment(f'configs/arch/{name}.py: kconfig', arch.kconfig)
+	guest_debs = ('debian_arch', 'debian_triplet', 'elf_machine', 'debian_suite')
+	if arch.boots and not all(getattr(arch, f) for f in guest_debs):
+		raise HarnessError(f'configs/arch/{name}.py: it boots, so its guest needs Debian packages: '
+				   f'{", ".join(guest_debs)} must all be given')
 	return arch
 
 

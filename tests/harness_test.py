@@ -12,6 +12,7 @@ unit-tests gives its path in KUNIT_TOOL (they are skipped without it).
 """
 
 import contextlib
+import dataclasses
 import io
 import json
 import multiprocessing
@@ -33,6 +34,7 @@ import harness_boot  # noqa: E402
 import harness_config  # noqa: E402
 import harness_kernel  # noqa: E402
 import harness_guest  # noqa: E402
+import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import HarnessError  # noqa: E402
@@ -248,6 +250,18 @@ class Runs(unittest.TestCase):
 		self.refused('atomics', 'lse', atomics='lse')
 		self.refused('clients', 'arm64', arch='arm64', atomics='lse', clients=True)
 		self.refused('listener', '32', arch='arm64', atomics='lse', listener=32)
+
+	def test_an_architecture_that_boots_names_its_guests_debian_packages(self):
+		d = os.path.join(temp_dir(self), 'arch')
+		os.makedirs(d)
+		for field in ('debian_arch', 'debian_triplet', 'elf_machine', 'debian_suite'):
+			text = harness_util.file_text(os.path.join(harness_config.CONFIGS, 'arch', 'x86_64.py'))
+			with open(os.path.join(d, 'x86_64.py'), 'w') as f:
+				f.write(re.sub(rf'\n\t{field}=[^\n]*,\n', '\n', text))
+			with mock.patch.object(harness_config, 'CONFIGS', os.path.dirname(d)), \
+			     self.assertRaisesRegex(HarnessError, 'x86_64.py: it boots'):
+				harness_config.load_arch('x86_64')
+		self.assertEqual(harness_config.load_arch('x86_64').debian_suite, 'bookworm')
 
 	def test_kernel_arguments(self):
 		self.refused('tsc=', kernel_args=['tsc=reliable', 'tsc=unstable'])
@@ -623,6 +637,20 @@ class DryRun(HarnessCase):
 				  ('DEBS_ARCH=arm64', 'bookworm', tools), ('DEBS_ARCH=arm64', 'bookworm', ['busybox-static'])])
 		self.assertEqual(len([c for c in commands if c[:2] == ['dpkg-deb', '-x']]), 11)
 		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
+
+	def test_the_guests_debian_packages_are_of_the_architectures_suite(self):
+		"""busybox and the tools of Arch.debian_suite; the clients of
+		--clients-suite and sid."""
+		opts = harness_config.Options(out=self.env['OUT'])
+		arch = dataclasses.replace(harness_config.load_arch('x86_64'), debian_suite='trixie')
+		tree = harness_kernel.Tree(harness_config.load_lines()[0], opts)
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), mock.patch('subprocess.Popen', side_effect=no_commands):
+			harness_guest.build_initramfs(tree, arch, opts, '/src', harness_plan.Dry())
+		suites = {(c[c.index(next(w for w in c if w.endswith('/debs.sh'))) + 1], c[-1])
+			  for c in dry_commands(out.getvalue()) if any(w.endswith('/debs.sh') for w in c)}
+		self.assertEqual(suites, {('bookworm', 'cgroup-tools'), ('sid', 'cgroup-tools'), ('trixie', 'coreutils'),
+					  ('trixie', 'busybox-static')})
 
 	def test_make_check_shows_the_commands_of_each_step_that_builds_or_boots(self):
 		status, out = self.harness('check', False, '--dry-run', KERNEL='7.3', CONFIGS='smp2')

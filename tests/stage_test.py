@@ -239,6 +239,8 @@ class FragmentKeys(unittest.TestCase):
 		self.assertIn((harness_stage.NEWEST_CLIENTS, 'sid'), frags)
 		self.assertIn((harness_stage.CLIENTS, 'trixie'), frags)
 		self.assertEqual(harness_stage.NEWEST_CLIENTS.root, 'sid')
+		trixie = dataclasses.replace(harness_config.load_arch('arm64'), debian_suite='trixie')
+		self.assertEqual(harness_stage.fragments(opts, trixie), [(harness_stage.TOOLS, 'trixie')])
 		self.assertEqual([f for f, _ in harness_stage.fragments(opts, harness_config.load_arch('arm64'))],
 				 [harness_stage.TOOLS])
 
