@@ -21,7 +21,13 @@ class Arch:
 	console: str = ''
 	qemu: Optional[str] = None	# qemu-system-*
 	qemu_params: Tuple[str, ...] = ()
+	qemu_max_cpus: int = 0		# the most CPUs (-smp) QEMU's machine takes
 	cpu: str = ''			# QEMU's -cpu in software emulation, if not its default
+	# The -cpu models a run may name (cpu_model): only where the boots are
+	# in software emulation, as a model turns KVM off.
+	cpu_models: Tuple[str, ...] = ()
+	# The clocksources its kernel registers: a run's clocksource= is one.
+	clocksources: Tuple[str, ...] = ()
 	# The guest's Debian packages (busybox-static, the tools, the
 	# clients): their architecture, its multiarch triplet and ELF
 	# e_machine, and the suite they come from.

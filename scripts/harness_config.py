@@ -24,7 +24,7 @@ import tomllib
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch, Kernel
-from harness_util import TOP, HarnessError
+from harness_util import TOP, HarnessError, file_text
 
 CONFIGS = os.path.join(TOP, 'configs')
 # Where lines.toml and runs.toml are: configs/ (the tests have their own).
@@ -52,6 +52,9 @@ def load_arch(name: str) -> Arch:
 	if arch.boots and not all(getattr(arch, f) for f in guest_debs):
 		raise HarnessError(f'configs/arch/{name}.py: it boots, so its guest needs Debian packages: '
 				   f'{", ".join(guest_debs)} must all be given')
+	if arch.boots and not (arch.qemu_max_cpus and arch.clocksources):
+		raise HarnessError(f'configs/arch/{name}.py: it boots, so its runs are held against its '
+				   'qemu_max_cpus and clocksources: both must be given')
 	return arch
 
 
@@ -473,7 +476,52 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	fields = {k: t[k] for k in RUN_KEYS if k in t}
 	fields.update(lines=tuple(t['lines']), kernels=tuple(kernels), arch=arch,
 		      kernel_args=tuple(t.get('kernel_args', ())))
-	return Run(**fields)
+	run = Run(**fields)
+	check_run(where, run)
+	return run
+
+
+def kernel_options(arch: Arch, flavour: str) -> Dict[str, str]:
+	"""CONFIG_X -> value ('n' where unset) as the fragments of a kernel of
+	ARCH and FLAVOUR that are known before a build set it, the last to
+	name it winning, in the order harness_kernel.config_fragments() merges
+	them; configure() refuses a .config that lost any of them."""
+	texts = [file_text(os.path.join(CONFIGS, 'common.config')), arch.kconfig,
+		 file_text(os.path.join(TOP, 'tools/testing/selftests/connector/config')),
+		 file_text(os.path.join(CONFIGS, 'flavours', flavour + '.config'))]
+	options = {}
+	for text in texts:
+		for l in text.splitlines():
+			m = re.fullmatch(r'(CONFIG_\w+)=(.*)', l) or re.fullmatch(r'# (CONFIG_\w+) is not set()', l)
+			if m:
+				options[m.group(1)] = m.group(2) or 'n'
+	return options
+
+
+def check_run(where: str, run: Run) -> None:
+	"""RUN against what will boot it, its architecture's QEMU and kernel
+	(of its flavour): a run they cannot honour is refused before any
+	build, not booted as something it did not ask for."""
+	arch = run.arch
+	options = kernel_options(arch, run.flavour)
+	# More CPUs than NR_CPUS boot, the rest left offline.
+	nr_cpus = int(options.get('CONFIG_NR_CPUS', '1')) if options.get('CONFIG_SMP') == 'y' else 1
+	if run.cpus > nr_cpus:
+		raise HarnessError(f'{where}: cpus {run.cpus}: the {arch.name} {run.flavour} kernel has at most '
+				   f'{nr_cpus} (CONFIG_NR_CPUS, CONFIG_SMP of configs/arch/{arch.name}.py and the fragments)')
+	if run.cpus > arch.qemu_max_cpus:
+		raise HarnessError(f'{where}: cpus {run.cpus}: QEMU\'s machine for {arch.name} takes at most '
+				   f'{arch.qemu_max_cpus}')
+	if run.clocksource is not None and run.clocksource not in arch.clocksources:
+		raise HarnessError(f'{where}: clocksource {run.clocksource}: the {arch.name} kernel has '
+				   f'{", ".join(arch.clocksources)}')
+	if run.cpu_model is not None and run.cpu_model not in arch.cpu_models:
+		raise HarnessError(f'{where}: cpu_model {run.cpu_model}: '
+				   + (f'{arch.name} runs name one of {", ".join(arch.cpu_models)}' if arch.cpu_models else
+				      f'{arch.name} boots on KVM where it can, which a CPU model would turn off'))
+	if run.preempt is not None and options.get('CONFIG_PREEMPT_DYNAMIC') != 'y':
+		raise HarnessError(f'{where}: preempt {run.preempt}: flavour {run.flavour} has no '
+				   'CONFIG_PREEMPT_DYNAMIC, whose preempt= chooses the model at boot')
 
 
 def reportable(run: Run, line: Line, variant: str) -> List[str]:

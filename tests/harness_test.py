@@ -251,6 +251,45 @@ class Runs(unittest.TestCase):
 		self.refused('clients', 'arm64', arch='arm64', atomics='lse', clients=True)
 		self.refused('listener', '32', arch='arm64', atomics='lse', listener=32)
 
+	def test_a_run_is_held_against_the_kernel_and_qemu_that_boot_it(self):
+		x86_64 = harness_config.load_arch('x86_64')
+		# CONFIG_NR_CPUS=8 in configs/arch/x86_64.py, QEMU's pc takes 255.
+		self.refused('cpus', '9', 'CONFIG_NR_CPUS', cpus=9)
+		# A later fragment wins: a uniprocessor kernel has one.
+		with mock.patch.object(harness_config, 'load_arch', lambda name: dataclasses.replace(
+				x86_64, kconfig=x86_64.kconfig + '# CONFIG_SMP is not set\n')):
+			self.refused('cpus', '2', 'at most 1', cpus=2)
+			self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'cpus': 1}, LINES))
+		self.assertEqual(harness_config.parse_run(0, {**self.GOOD, 'cpus': 8}, LINES).cpus, 8)
+		with mock.patch.object(harness_config, 'load_arch',
+				       lambda name: dataclasses.replace(x86_64, qemu_max_cpus=4)):
+			self.refused('cpus', '5', 'QEMU', cpus=5)
+			self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'cpus': 4}, LINES))
+		# The clocksources its kernel has.
+		self.refused('clocksource', 'arch_sys_counter', clocksource='arch_sys_counter')
+		self.refused('clocksource', 'tsc', arch='arm64', atomics='lse', clocksource='tsc')
+		for cs in x86_64.clocksources:
+			self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'clocksource': cs}, LINES))
+		# A CPU model where the boots are in software emulation, one of its own.
+		self.refused('cpu_model', 'KVM', cpu_model='qemu64')
+		self.refused('cpu_model', 'cortex-a99', arch='arm64', atomics='llsc', cpu_model='cortex-a99')
+		self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'arch': 'arm64', 'atomics': 'llsc',
+							     'cpu_model': 'cortex-a57'}, LINES))
+		# preempt= on a flavour with PREEMPT_DYNAMIC only.
+		self.refused('preempt', 'rt', 'PREEMPT_DYNAMIC', flavour='rt', preempt='full')
+		self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'preempt': 'full'}, LINES))
+
+	def test_an_architecture_that_boots_names_its_limits(self):
+		d = os.path.join(temp_dir(self), 'arch')
+		os.makedirs(d)
+		for field in ('qemu_max_cpus', 'clocksources'):
+			text = harness_util.file_text(os.path.join(harness_config.CONFIGS, 'arch', 'arm64.py'))
+			with open(os.path.join(d, 'arm64.py'), 'w') as f:
+				f.write(re.sub(rf'\n\t{field}=[^\n]*,\n', '\n', text))
+			with mock.patch.object(harness_config, 'CONFIGS', os.path.dirname(d)), \
+			     self.assertRaisesRegex(HarnessError, 'arm64.py: it boots, so its runs'):
+				harness_config.load_arch('arm64')
+
 	def test_an_architecture_that_boots_names_its_guests_debian_packages(self):
 		d = os.path.join(temp_dir(self), 'arch')
 		os.makedirs(d)

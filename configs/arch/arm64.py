@@ -17,7 +17,13 @@ ARCH = Arch(
 	console='ttyAMA0',
 	qemu='qemu-system-aarch64',
 	qemu_params=('-machine', 'virt', '-m', '512'),
+	# virt's default interrupt controller, GICv2, takes 8 CPUs.
+	qemu_max_cpus=8,
 	cpu='max,pauth-impdef=on',
+	# ARMv8.0 without LSE atomics (LL/SC); ARMv8.2 and QEMU's max with.
+	cpu_models=('cortex-a57', 'cortex-a72', 'neoverse-n1', 'max,pauth-impdef=on'),
+	# The generic timer (ARM_ARCH_TIMER), and jiffies.
+	clocksources=('arch_sys_counter', 'jiffies'),
 	debian_arch='arm64',
 	debian_triplet='aarch64-linux-gnu',
 	elf_machine=183,

@@ -11,6 +11,11 @@ ARCH = Arch(
 	console='ttyS0',
 	qemu='qemu-system-x86_64',
 	qemu_params=('-machine', 'pc', '-m', '512'),
+	qemu_max_cpus=255,
+	# No cpu_models: the boots take KVM where it works.
+	# The TSC, the HPET (CONFIG_HPET_TIMER), the ACPI PM timer (ACPI's
+	# X86_PM_TIMER), and the jiffies clocks.
+	clocksources=('tsc', 'hpet', 'acpi_pm', 'jiffies', 'refined-jiffies'),
 	debian_arch='amd64',
 	debian_triplet='x86_64-linux-gnu',
 	elf_machine=62,
