@@ -58,9 +58,11 @@ def load_arch(name: str) -> Arch:
 	return arch
 
 
-# A line of a config fragment: an option set or unset, a comment (that
-# does not start with an option, which would look unset and not be), blank.
-FRAGMENT_LINE = re.compile(r'CONFIG_\w+=\S.*|# CONFIG_\w+ is not set|#(?!\s*CONFIG_).*|\s*')
+# A line of a config fragment: an option set (a value as kunit_config's
+# CONFIG_PATTERN reads it, which the olddefconfig check parses with) or
+# unset, a comment (that does not start with an option, which would look
+# unset and not be), blank.
+FRAGMENT_LINE = re.compile(r'CONFIG_\w+=(\S+|".*")|# CONFIG_\w+ is not set|#(?!\s*CONFIG_).*|\s*')
 
 
 def check_fragment(where: str, text: str) -> None:

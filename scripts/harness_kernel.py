@@ -16,10 +16,12 @@ they are built from, so that another clone or a rerun boots them unbuilt.
 
 import contextlib
 import functools
+import importlib.util
 import os
 import re
 import shlex
 import shutil
+import types
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from harness_config import CONFIGS, Arch, Kernel, Line, Options, base_patches, mutant_patch, series_patches
@@ -400,17 +402,6 @@ def config_fragments(opts: Options, arch: Arch, flavour: str, extra: Sequence[st
 		os.path.join(CONFIGS, 'flavours', flavour + '.config')]
 
 
-def fragment_options(frags: Sequence[str]) -> Dict[str, Tuple[str, str]]:
-	"""CONFIG_X -> (wanted line, fragment) as the last fragment says."""
-	want = {}
-	for f in frags:
-		for l in file_text(f).splitlines():
-			m = re.fullmatch(r'(CONFIG_\w+)=.*', l) or re.fullmatch(r'# (CONFIG_\w+) is not set', l)
-			if m:
-				want[m.group(1)] = (l, f)
-	return want
-
-
 def make_argv_id(arch: Arch, *targets: str) -> str:
 	"""kmake_argv() in a key: as run, but for the paths and -j, which
 	change no output."""
@@ -473,24 +464,50 @@ def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: 
 		ex.run(Cmd.of(argv, log=log + suffix))
 	if ex.dry:
 		return
-	got = file_text(os.path.join(scratch, '.config')).splitlines()
-	have = set(got)
-	set_opts = {l.split('=', 1)[0] for l in got if l.startswith('CONFIG_')}
-	missing = []
-	for opt, (line, frag) in fragment_options(frags).items():
-		if line.startswith('#'):
-			if opt in set_opts:
-				missing.append(f'{opt}=n (from {os.path.relpath(frag, TOP)})')
-		elif line not in have:
-			missing.append(f'{line} (from {os.path.relpath(frag, TOP)})')
-	if missing:
-		raise HarnessError(f'{arch.name}: {missing[0]} did not survive olddefconfig'
-				   + (f', and {len(missing) - 1} more' if len(missing) > 1 else ''))
 	config = file_text(os.path.join(scratch, '.config'))
+	lost = lost_options(kunit_config(tree), frags, config)
+	if lost:
+		raise HarnessError(f'{arch.name}: {lost[0]} did not survive olddefconfig'
+				   + (f', and {len(lost) - 1} more' if len(lost) > 1 else ''))
 	shutil.rmtree(scratch)
 	os.makedirs(scratch)
 	with open(os.path.join(scratch, '.config'), 'w') as f:
 		f.write(config)
+
+
+@functools.cache
+def kunit_config(tree: str) -> types.ModuleType:
+	"""kunit_tool's Kconfig parser (tools/testing/kunit/kunit_config.py),
+	the one kunit.py checks its .config with: that of TREE, the tree being
+	configured, loaded once a tree (as a module of its own, not through
+	sys.path, so that two trees' do not meet)."""
+	spec = importlib.util.spec_from_file_location(
+		'kunit_config', os.path.join(tree, 'tools/testing/kunit/kunit_config.py'))
+	mod = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(mod)
+	return mod
+
+
+def lost_options(kconfig: types.ModuleType, frags: Sequence[str], config: str) -> List[str]:
+	"""What FRAGS ask for (the last to name an option winning) that the
+	.config CONFIG does not have, as kunit.py's validate_config() judges it
+	(is_subset_of(): an option asked unset may be absent): each as the
+	fragment says it, with the fragment and what the .config has."""
+	want, origin = kconfig.Kconfig(), {}
+	for f in frags:
+		entries = kconfig.parse_from_string(file_text(f))
+		want.merge_in_entries(entries)
+		origin.update((e.name, f) for e in entries.as_entries())
+	got = kconfig.parse_from_string(config)
+	have = {e.name: e for e in got.as_entries()}
+	lost = []
+	for e in want.as_entries():
+		alone = kconfig.Kconfig()
+		alone.add_entry(e.name, e.value)
+		if not alone.is_subset_of(got):
+			lost.append(f'{e} (from {os.path.relpath(origin[e.name], TOP)}; the .config has '
+				    f'{have[e.name] if e.name in have else "no CONFIG_" + e.name})')
+	return lost
 
 
 def tool_versions(arch: Arch) -> str:

@@ -720,15 +720,22 @@ class FileDiffs(unittest.TestCase):
 			self.assertIsNone(self.check(have), have)
 
 
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_config')
 class Kconfig(unittest.TestCase):
-	"""Every option a fragment sets or unsets must survive olddefconfig."""
+	"""Every option a fragment sets or unsets must survive olddefconfig, as
+	the tree's kunit_config judges it."""
 	FRAGMENT = 'CONFIG_PROC_EVENTS=y\n# CONFIG_VT is not set\n'
 
-	def make_config(self, result):
+	def make_config(self, result, earlier=''):
+		"""The error of make_config() (None if none) where olddefconfig
+		gives RESULT, the fragments EARLIER (if any) then FRAGMENT."""
 		d = temp_dir(self)
-		frag = os.path.join(d, 'frag.config')
-		with open(frag, 'w') as f:
-			f.write(self.FRAGMENT)
+		frags = []
+		for name, text in (('earlier', earlier), ('frag', self.FRAGMENT)):
+			if text:
+				frags.append(os.path.join(d, name + '.config'))
+				with open(frags[-1], 'w') as f:
+					f.write(text)
 		scratch = os.path.join(d, 'scratch')
 
 		def run(argv, **kwargs):
@@ -738,7 +745,7 @@ class Kconfig(unittest.TestCase):
 			return completed(argv)
 		with mock.patch.object(harness_util, 'run', run):
 			try:
-				harness_kernel.make_config('/tree', scratch, harness_config.load_arch('x86_64'), [frag],
+				harness_kernel.make_config(os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL))), scratch, harness_config.load_arch('x86_64'), frags,
 							   os.path.join(d, 'log'), 1)
 			except HarnessError as e:
 				return str(e)
@@ -754,6 +761,18 @@ class Kconfig(unittest.TestCase):
 
 	def test_an_option_unset_and_set_fails(self):
 		self.assertIn('CONFIG_VT', self.make_config('CONFIG_PROC_EVENTS=y\nCONFIG_VT=y\n'))
+
+	def test_the_last_fragment_to_name_an_option_wins(self):
+		self.assertIsNone(self.make_config(self.FRAGMENT, earlier='CONFIG_VT=y\n# CONFIG_PROC_EVENTS is not set\n'))
+		self.assertIn('CONFIG_VT', self.make_config('CONFIG_PROC_EVENTS=y\nCONFIG_VT=y\n', earlier='CONFIG_VT=y\n'))
+
+	def test_the_error_names_the_option_its_fragment_and_what_the_config_has(self):
+		self.assertRegex(self.make_config('CONFIG_PROC_EVENTS=m\n'),
+				 r'^x86_64: CONFIG_PROC_EVENTS=y \(from \S*frag.config; the .config has CONFIG_PROC_EVENTS=m\) '
+				 r'did not survive olddefconfig$')
+		self.assertRegex(self.make_config('CONFIG_VT=y\n'),
+				 r'^x86_64: CONFIG_PROC_EVENTS=y \(from \S*; the .config has no CONFIG_PROC_EVENTS\) '
+				 r'did not survive olddefconfig, and 1 more$')
 
 
 class CacheKeys(unittest.TestCase):

@@ -319,7 +319,7 @@ class Runs(unittest.TestCase):
 	def test_config_fragments_are_options_or_comments(self):
 		good = 'CONFIG_A=y\n# CONFIG_B is not set\n# a comment\n\nCONFIG_C="x y"\n'
 		harness_config.check_fragment('f', good)
-		for bad in ('CONFIG_A y', 'CONFIG_A=', 'A=y', '#CONFIG_B is not set ', 'CONFIG_A=y\nCONFG_B=y'):
+		for bad in ('CONFIG_A y', 'CONFIG_A=', 'A=y', '#CONFIG_B is not set ', 'CONFIG_A=y\nCONFG_B=y', 'CONFIG_A=x y'):
 			with self.assertRaises(HarnessError, msg=bad):
 				harness_config.check_fragment('f', bad)
 		# Those of configs/ are checked with the lines, before any work.
