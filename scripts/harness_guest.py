@@ -131,10 +131,16 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str, e
 	tools = os.path.join(opts.out, 'kselftest', f'tools-{arch.name}')
 	stage_fragment(TOOLS, opts, arch, arch.debian_suite, tools, ex)
 	ex.run(Cmd.of(['cp', '-a', '--remove-destination', tools + '/.', root]))
-	# Unpacked, not installed (the architecture's suite, as the tools).
+	# Unpacked, not installed (the architecture's suite, as the tools):
+	# its busybox only.
 	deb = debs(opts, arch.debian_suite, arch, 'busybox-static', ex=ex)[0]
-	ex.run(Cmd.of(['bash', '-o', 'pipefail', '-c', f'dpkg-deb --fsys-tarfile {deb} | tar -x -C {root} ./bin/busybox']))
+	unpacked = root + '.busybox'
 	if not ex.dry:
+		shutil.rmtree(unpacked, ignore_errors=True)
+	ex.run(Cmd.of(['dpkg-deb', '-x', deb, unpacked]))
+	if not ex.dry:
+		shutil.copy(os.path.join(unpacked, 'bin', 'busybox'), os.path.join(root, 'bin', 'busybox'))
+		shutil.rmtree(unpacked)
 		os.symlink('busybox', os.path.join(root, 'bin', 'sh'))
 		shutil.copy(os.path.join(TOP, 'tests', 'init'), os.path.join(root, 'init'))
 		os.chmod(os.path.join(root, 'init'), 0o755)
