@@ -23,9 +23,10 @@ class Arch:
 	qemu_params: Tuple[str, ...] = ()
 	qemu_max_cpus: int = 0		# the most CPUs (-smp) QEMU's machine takes
 	cpu: str = ''			# QEMU's -cpu in software emulation, if not its default
-	# The -cpu models a run may name (cpu_model): only where the boots are
-	# in software emulation, as a model turns KVM off.
-	cpu_models: Tuple[str, ...] = ()
+	# The -cpu models a run may name (cpu_model), cpu's among them: only
+	# where the boots are in software emulation, as a model turns KVM
+	# off. Each with the atomics its kernel chooses there (of atomics).
+	cpu_models: Tuple[Tuple[str, str], ...] = ()
 	# The clocksources its kernel registers: a run's clocksource= is one.
 	clocksources: Tuple[str, ...] = ()
 	# The guest's Debian packages (busybox-static, the tools, the

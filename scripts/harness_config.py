@@ -445,9 +445,6 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	if t.get('clients') and not arch.clients:
 		raise HarnessError(f'{where}: the real clients do not run on {arch.name}')
 	atomics = t.get('atomics')
-	if arch.atomics and atomics not in arch.atomics:
-		raise HarnessError(f'{where}: atomics {atomics!r}: a {arch.name} run names the atomics '
-				   f'its kernel must choose: {" or ".join(arch.atomics)}')
 	if not arch.atomics and atomics is not None:
 		raise HarnessError(f'{where}: atomics {atomics!r}: {arch.name} has no choice of atomics')
 	cs = t.get('clocksource')
@@ -517,10 +514,17 @@ def check_run(where: str, run: Run) -> None:
 	if run.clocksource is not None and run.clocksource not in arch.clocksources:
 		raise HarnessError(f'{where}: clocksource {run.clocksource}: the {arch.name} kernel has '
 				   f'{", ".join(arch.clocksources)}')
-	if run.cpu_model is not None and run.cpu_model not in arch.cpu_models:
+	models = dict(arch.cpu_models)
+	if run.cpu_model is not None and run.cpu_model not in models:
 		raise HarnessError(f'{where}: cpu_model {run.cpu_model}: '
-				   + (f'{arch.name} runs name one of {", ".join(arch.cpu_models)}' if arch.cpu_models else
+				   + (f'{arch.name} runs name one of {", ".join(models)}' if models else
 				      f'{arch.name} boots on KVM where it can, which a CPU model would turn off'))
+	# A run names the atomics its kernel must choose, as the CPU has them.
+	cpu = run.cpu_model or arch.cpu
+	if arch.atomics and run.atomics != models.get(cpu):
+		raise HarnessError(f'{where}: atomics {run.atomics}: a {arch.name} run names the atomics its kernel '
+				   f'must choose ({" or ".join(arch.atomics)}), on -cpu {cpu} '
+				   f'{models.get(cpu) or "what configs/arch/" + arch.name + ".py does not say"}')
 	if run.preempt is not None and options.get('CONFIG_PREEMPT_DYNAMIC') != 'y':
 		raise HarnessError(f'{where}: preempt {run.preempt}: flavour {run.flavour} has no '
 				   'CONFIG_PREEMPT_DYNAMIC, whose preempt= chooses the model at boot')

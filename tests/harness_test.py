@@ -275,6 +275,10 @@ class Runs(unittest.TestCase):
 		self.refused('cpu_model', 'cortex-a99', arch='arm64', atomics='llsc', cpu_model='cortex-a99')
 		self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'arch': 'arm64', 'atomics': 'llsc',
 							     'cpu_model': 'cortex-a57'}, LINES))
+		# The atomics its kernel chooses on that CPU.
+		self.refused('atomics', 'lse', 'cortex-a57', arch='arm64', atomics='lse', cpu_model='cortex-a57')
+		self.refused('atomics', 'llsc', 'max', arch='arm64', atomics='llsc')
+		self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'arch': 'arm64', 'atomics': 'lse'}, LINES))
 		# preempt= on a flavour with PREEMPT_DYNAMIC only.
 		self.refused('preempt', 'rt', 'PREEMPT_DYNAMIC', flavour='rt', preempt='full')
 		self.assertTrue(harness_config.parse_run(0, {**self.GOOD, 'preempt': 'full'}, LINES))

@@ -21,7 +21,8 @@ ARCH = Arch(
 	qemu_max_cpus=8,
 	cpu='max,pauth-impdef=on',
 	# ARMv8.0 without LSE atomics (LL/SC); ARMv8.2 and QEMU's max with.
-	cpu_models=('cortex-a57', 'cortex-a72', 'neoverse-n1', 'max,pauth-impdef=on'),
+	cpu_models=(('cortex-a57', 'llsc'), ('cortex-a72', 'llsc'), ('neoverse-n1', 'lse'),
+		    ('max,pauth-impdef=on', 'lse')),
 	# The generic timer (ARM_ARCH_TIMER), and jiffies.
 	clocksources=('arch_sys_counter', 'jiffies'),
 	debian_arch='arm64',
