@@ -44,7 +44,7 @@ def storm_results(lines: Sequence[str], path: str) -> Dict[str, tuple]:
 	"""Per listener state: (events/s received, ENOBUFS, events/s made)."""
 	if not any(l.rstrip() == 'cn_proc-storm: exit 0' for l in lines):
 		raise ReportError(f'{path}: the storm did not finish (no "cn_proc-storm: exit 0")')
-	out = {}
+	out: Dict[str, tuple] = {}
 	for l in lines:
 		m = STORM.match(l)
 		if m:
@@ -74,7 +74,7 @@ def effects(native_lines: Optional[List[str]], mode: str) -> Dict[str, Optional[
 	where the vCPUs never run at once, on two cores with spaced calls (each
 	finds the domain's line on the other core, as events spread over CPUs
 	do) otherwise."""
-	out = {d: None for d, _, _ in DESIGNS}
+	out: Dict[str, Optional[float]] = {d: None for d, _, _ in DESIGNS}
 	if not native_lines:
 		return out
 	fig = bench_native.figures(bench_native.parse(native_lines))

@@ -395,6 +395,15 @@ def mutant_patch(name: str, out: str = '') -> Optional[str]:
 	return None
 
 
+def required_mutant_patch(name: str, out: str = '') -> str:
+	"""mutant_patch() of a variant a run names, which parse_run() has
+	found: its absence now is an error."""
+	patch = mutant_patch(name, out)
+	if patch is None:
+		raise HarnessError(f'no mutant {name} (tests/mutants/{name}.patch)')
+	return patch
+
+
 def _expect(where: str, t: dict, run: dict) -> Expect:
 	if not isinstance(t, dict):
 		raise HarnessError(f'{where}: a table of fail and may_fail lists, not {t!r}')

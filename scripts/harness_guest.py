@@ -62,8 +62,8 @@ def kselftest_tree(src: str, opts: Options, ex: Executor) -> str:
 		if ex.run(Cmd.of(['cp', '-al', src, tree], check=False)).returncode:
 			shutil.rmtree(tree, ignore_errors=True)
 			ex.run(Cmd.of(['cp', '-a', src, tree]))
-		with open(id_file, 'w') as f:
-			f.write(src + '\n')
+		with open(id_file, 'w') as out:
+			out.write(src + '\n')
 	st = os.path.join(tree, SELFTEST)
 	os.makedirs(st, exist_ok=True)
 	for f in sorted(os.listdir(os.path.join(TOP, SELFTEST))):
@@ -94,8 +94,9 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options, ksft: str) -> List[
 			'USERCFLAGS=' + ' '.join(flags), 'USERLDFLAGS=' + ' '.join([*flags, '-static']),
 			f'KSFT_INSTALL_PATH={os.path.join(root, INSTALLS[bits])}', 'install']))
 	inc = os.path.join(hdrs, 'usr', 'include')
-	for prog, src, extra in (('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
-				 ('console_drain', 'tests/console_drain.c', [])):
+	programs: List[Tuple[str, str, List[str]]] = [('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
+						    ('console_drain', 'tests/console_drain.c', [])]
+	for prog, src, extra in programs:
 		argvs.append((f'{prog}-{arch.name}', [arch.cross_compile + 'gcc', '-Wall', '-O2', '-static', *extra,
 						      '-o', os.path.join(root, 'bin', prog), os.path.join(TOP, src)]))
 	return argvs
@@ -171,6 +172,8 @@ def qemu_argv(arch: Arch, image: str, initrd: str, log: str, cpus: int, cmdline:
 		cpu = ['-cpu', 'host']
 	else:
 		cpu = ['-cpu', arch.cpu] if arch.cpu else []
+	if not arch.qemu:
+		raise HarnessError(f'{arch.name} does not boot: its Arch names no QEMU')
 	return [arch.qemu, *arch.qemu_params, '-accel', accel, *extra, *cpu, '-smp', str(cpus),
 		'-kernel', image, '-initrd', initrd, '-append', ' '.join(cmdline),
 		'-display', 'none', '-monitor', 'none', '-serial', f'file:{log}', '-no-reboot']

@@ -24,7 +24,8 @@ import shutil
 import types
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from harness_config import CONFIGS, Arch, Kernel, Line, Options, base_patches, mutant_patch, series_patches
+from harness_config import (CONFIGS, Arch, Kernel, Line, Options, base_patches, required_mutant_patch,
+			    series_patches)
 from harness_plan import REAL, Cmd, Executor
 from harness_stage import debs_argv
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
@@ -80,7 +81,7 @@ class Tree:
 		self.digest = series_digest(self.patches)
 		self.base_digest = series_digest(self.base_patches)
 		self._overlay = os.path.join(self.path, '.cn-proc-overlay')
-		self._source = None
+		self._source: Optional[str] = None
 		os.makedirs(self.logs, exist_ok=True)
 
 	def source(self, ex: Executor = REAL) -> str:
@@ -324,7 +325,7 @@ class Tree:
 		elif state == 'patched':
 			self.patched()
 		else:
-			self.overlay(mutant_patch(state, self.opts.out))
+			self.overlay(required_mutant_patch(state, self.opts.out))
 
 
 def source_argv(deb: str, dest: str) -> List[str]:
@@ -483,6 +484,8 @@ def kunit_config(tree: str) -> types.ModuleType:
 	sys.path, so that two trees' do not meet)."""
 	spec = importlib.util.spec_from_file_location(
 		'kunit_config', os.path.join(tree, 'tools/testing/kunit/kunit_config.py'))
+	if spec is None or spec.loader is None:
+		raise HarnessError(f'{tree}: no tools/testing/kunit/kunit_config.py')
 	mod = importlib.util.module_from_spec(spec)
 	spec.loader.exec_module(mod)
 	return mod
@@ -493,7 +496,8 @@ def lost_options(kconfig: types.ModuleType, frags: Sequence[str], config: str) -
 	.config CONFIG does not have, as kunit.py's validate_config() judges it
 	(is_subset_of(): an option asked unset may be absent): each as the
 	fragment says it, with the fragment and what the .config has."""
-	want, origin = kconfig.Kconfig(), {}
+	want = kconfig.Kconfig()
+	origin: Dict[str, str] = {}
 	for f in frags:
 		entries = kconfig.parse_from_string(file_text(f))
 		want.merge_in_entries(entries)
@@ -580,7 +584,7 @@ class Kernels:
 			 tool_versions(arch), make_argv_id(arch, os.path.basename(arch.kernel_path)), IMAGE_ENTRY_CONTENTS]
 		parts.append(self.tree.base_digest if k.variant == 'base' else self.tree.digest)
 		if k.variant not in ('base', 'patched'):
-			parts.append(file_text(mutant_patch(k.variant, self.opts.out)))
+			parts.append(file_text(required_mutant_patch(k.variant, self.opts.out)))
 		return cache_key(*parts)
 
 	def configure(self, arch: Arch, flavour: str, ex: Executor) -> None:

@@ -33,7 +33,7 @@ import re
 import shutil
 import struct
 import tempfile
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, ContextManager, Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch
 from harness_plan import REAL, Cmd, Executor
@@ -280,7 +280,7 @@ class Stager:
 		"""PROG staged with its libraries, its loader among them."""
 		pkg = self.unpacked.get(prog.package)
 		path = os.path.join(pkg.root, prog.path) if pkg else ''
-		if not os.path.isfile(path):
+		if pkg is None or not os.path.isfile(path):
 			raise HarnessError(f'package {prog.package} has no /{prog.path}')
 		copy_file(path, os.path.join(self.stage, prog.to), 0o755)
 		note(f'{prog.to} ({prog.package} {pkg.version}, {self.debian_arch})')
@@ -335,8 +335,12 @@ def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str, ex: 
 	da = arch.debian_arch
 	if not ex.dry:
 		os.makedirs(opts.out, exist_ok=True)
-	with (contextlib.nullcontext(os.path.join(opts.out, 'stage.XXXXXX')) if ex.dry else
-	      tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out)) as work:
+	scratch: ContextManager[str]
+	if ex.dry:
+		scratch = contextlib.nullcontext(os.path.join(opts.out, 'stage.XXXXXX'))
+	else:
+		scratch = tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out)
+	with scratch as work:
 		top = debs(opts, suite, arch, *(p.package for p in frag.programs), ex=ex)
 		index = os.path.join(work, 'index')
 		top_key = '' if ex.dry else fragment_key(frag, suite, da, deb_identities(top))

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from typing import Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(TOP, 'scripts')
@@ -132,8 +132,8 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 	if env is not None:
 		full_env = dict(os.environ)
 		full_env.update(env)
-	kwargs = dict(cwd=cwd, env=full_env, timeout=timeout, input=input,
-		      text=bool(capture) or input is not None)
+	kwargs: Dict[str, Any] = dict(cwd=cwd, env=full_env, timeout=timeout, input=input,
+				      text=bool(capture) or input is not None)
 	if log:
 		os.makedirs(os.path.dirname(log), exist_ok=True)
 		with open(log, 'w') as f:

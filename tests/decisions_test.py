@@ -1090,7 +1090,7 @@ class TreeStates(unittest.TestCase):
 		self.assertEqual(self.state(), ('header', 'base'))
 
 	def test_a_mutant_on_the_series_and_off_again(self):
-		with quiet(), mock.patch.object(harness_kernel, 'mutant_patch', lambda v, out: self.mutant):
+		with quiet(), mock.patch.object(harness_kernel, 'required_mutant_patch', lambda v, out: self.mutant):
 			self.tree.move_to('mutant')
 			self.assertEqual(self.state(), ('header first', 'mutant'))
 			self.tree.move_to('patched')
