@@ -182,7 +182,7 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 		return file_text(log).splitlines(keepends=True), reported
 
 	boots = bench_boots(opts, arch, accel)
-	keeps = {}
+	keeps: Dict[tuple, tuple] = {}
 	for b in (b for b in boots if not b.mode):
 		log_lines, reported = boot_design(b)
 		keeps[b.design, b.clock] = (reported, bench_report.causal(log_lines))

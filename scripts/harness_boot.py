@@ -148,8 +148,8 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src, a
 		with open(os.path.join(results, f'{a.name}.md'), 'w') as f:
 			f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
 		ok = ok and not any(j['why'] for j in judged[a.name])
-	for b in bad_helper:
-		print(f'error: {b}', flush=True)
+	for problem in bad_helper:
+		print(f'error: {problem}', flush=True)
 	return ok and not bad_helper
 
 

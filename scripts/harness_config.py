@@ -42,6 +42,8 @@ def load_arch(name: str) -> Arch:
 	if not re.fullmatch(r'[a-z0-9_]+', name) or not os.path.isfile(path):
 		raise HarnessError(f'no architecture {name}: no configs/arch/{name}.py')
 	spec = importlib.util.spec_from_file_location(f'arch_{name}', path)
+	if spec is None or spec.loader is None:
+		raise HarnessError(f'configs/arch/{name}.py: not loadable as a module')
 	mod = importlib.util.module_from_spec(spec)
 	spec.loader.exec_module(mod)
 	arch = mod.ARCH
@@ -476,11 +478,11 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	kernels = []
 	if not isinstance(t['kernels'], dict) or not t['kernels']:
 		raise HarnessError(f'{where}: kernels: at least one of base, patched, a mutant')
-	for v, e in t['kernels'].items():
+	for v, expects in t['kernels'].items():
 		if v not in ('base', 'patched') and not mutant_patch(v):
 			raise HarnessError(f'{where}: kernel {v}: not base, patched or a mutant '
 					   f'(tests/mutants/{v}.patch)')
-		kernels.append((v, _expect(f'{where}: kernels.{v}', e, t)))
+		kernels.append((v, _expect(f'{where}: kernels.{v}', expects, t)))
 	fields = {k: t[k] for k in RUN_KEYS if k in t}
 	fields.update(lines=tuple(t['lines']), kernels=tuple(kernels), arch=arch,
 		      kernel_args=tuple(t.get('kernel_args', ())))
