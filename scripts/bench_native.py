@@ -19,6 +19,7 @@ itself.
 """
 import re
 import sys
+from typing import Any, Dict, Iterable, List, NoReturn, Optional, Tuple
 
 import bench_stats
 from harness_util import HarnessError
@@ -66,18 +67,18 @@ LINES = [
 CPU_COUNTS = (2, 8, 32, 64, 128, 256, 512, 1024)
 
 
-def fail(msg):
+def fail(msg: str) -> NoReturn:
 	raise HarnessError(msg)
 
 
-def fields(line):
+def fields(line: str) -> Dict[str, str]:
 	return {k: v.strip('"') for k, v in KV.findall(line[len(PREFIX):])}
 
 
-def parse(lines):
+def parse(lines: Iterable[str]) -> Dict[str, Any]:
 	"""The program's output as a dict: header, loadavg, rounds per figure,
     summaries, and whether the listener was available."""
-	out = {'header': None, 'loadavg': {}, 'stamp': {}, 'fail': {},
+	out: Dict[str, Any] = {'header': None, 'loadavg': {}, 'stamp': {}, 'fail': {},
 		   'overlap': {}, 'transfer': [], 'events': {}, 'received': {},
 		   'summary': {}, 'listener': None}
 	for line in lines:
@@ -116,7 +117,7 @@ def parse(lines):
 	return out
 
 
-def check(name, iv, summary, key):
+def check(name: str, iv: bench_stats.Interval, summary: Optional[Dict[str, str]], key: str) -> None:
 	"""The program's median and interval must be this one's, to its 2 decimals."""
 	if summary is None:
 		fail(f'{name}: no summary line')
@@ -127,42 +128,42 @@ def check(name, iv, summary, key):
 			fail(f'{name}: the program says {got}, its rounds give {want}')
 
 
-def fmt(iv, digits=2):
+def fmt(iv: bench_stats.Interval, digits: int = 2) -> str:
 	ci = 'no interval' if iv.low is None else f'{iv.low:.{digits}f}-{iv.high:.{digits}f}'
 	return f'{iv.median:.{digits}f} | {ci}'
 
 
-def configs(out):
+def configs(out: Dict[str, Any]) -> List[Tuple[int, int]]:
 	"""The stamp's configurations measured, (threads, gap): one core, two
     back to back, two spaced."""
 	return sorted({(t, g) for _, t, g in out['stamp']})
 
 
-def config_name(threads, gap):
+def config_name(threads: int, gap: int) -> str:
 	if threads == 1:
 		return '1 core'
 	return f'2 cores, spaced by {gap} steps' if gap else '2 cores, back to back'
 
 
-def paired_extra(out, scheme, config):
+def paired_extra(out: Dict[str, Any], scheme: str, config: Tuple[int, int]) -> bench_stats.Interval:
 	base = out['stamp'][('base', *config)]
 	other = out['stamp'][(scheme, *config)]
 	return bench_stats.median_ci([o - b for o, b in zip(other, base)])
 
 
-def fraction(extra, event):
+def fraction(extra: bench_stats.Interval, event: bench_stats.Interval) -> Tuple[float, Optional[float], Optional[float]]:
 	"""The fraction and the extremes of it over both intervals (each 95%, so
     together at least 90%), or None for the extremes."""
 	f = extra.median / event.median
-	if extra.low is None or event.low is None:
+	if extra.low is None or extra.high is None or event.low is None or event.high is None:
 		return f, None, None
 	ends = [x / e for x in (extra.low, extra.high) for e in (event.low, event.high)]
 	return f, min(ends), max(ends)
 
 
-def figures(out):
+def figures(out: Dict[str, Any]) -> Dict[Any, Any]:
 	"""Every figure the report prints, recomputed and checked."""
-	fig = {'stamp': {}, 'extra': {}, 'fraction': {}}
+	fig: Dict[Any, Any] = {'stamp': {}, 'extra': {}, 'fraction': {}}
 	for key, xs in sorted(out['stamp'].items()):
 		scheme, threads, gap = key
 		iv = bench_stats.median_ci(xs)
@@ -187,15 +188,16 @@ def figures(out):
 	return fig
 
 
-def series_key(fig, threads, spaced):
+def series_key(fig: Dict[Any, Any], threads: int, spaced: bool) -> Optional[Tuple[str, int, int]]:
 	"""The series' key of one configuration, or None if not measured."""
+	key: Tuple[str, int, int]
 	for key in fig['stamp']:
 		if key[0] == 'series' and key[1] == threads and (key[2] > 0) == spaced:
 			return key
 	return None
 
 
-def model(fig):
+def model(fig: Dict[Any, Any]) -> Optional[Dict[str, Any]]:
 	"""The model's inputs, all measured: t, e, the domain's cost per event
     and an atomic's when the line is on the other core (spaced, over base),
     the failures per call back to back; and per line its hand-offs per
@@ -207,7 +209,7 @@ def model(fig):
 	if not (spaced and tight and inc in fig['extra'] and 'transfer' in fig
 			and ('events', 'one') in fig):
 		return None
-	m = {'t': fig['transfer'].median, 'e': fig[('events', 'one')].median,
+	m: Dict[str, Any] = {'t': fig['transfer'].median, 'e': fig[('events', 'one')].median,
 		 'domain': fig['extra'][spaced].median, 'atomic': fig['extra'][inc].median,
 		 'fails': fig['stamp'][tight][1], 'rows': []}
 	for name, h, why in LINES:
@@ -222,7 +224,7 @@ def model(fig):
 	return m
 
 
-def report(out):
+def report(out: Dict[str, Any]) -> None:
 	h = out['header']
 	fig = figures(out)
 	la = out['loadavg']
@@ -284,7 +286,7 @@ def report(out):
 		print_model(m)
 
 
-def print_model(m):
+def print_model(m: Dict[str, Any]) -> None:
 	t, e = m['t'], m['e']
 	print(f'Model for N CPUs. Measured here, on two cores of one socket: t = {t:.1f} ns '
 		  f'per hand-off of a line (half a ping-pong round trip); e = {e:.0f} ns per event '
@@ -317,7 +319,7 @@ def print_model(m):
 		print(f'model: line="{name}" handoffs={h:.2f} busy_ns={b:.1f} saturates_at_cpus={nsat:.0f}')
 
 
-def main():
+def main() -> None:
 	if len(sys.argv) > 2:
 		fail('usage: bench_native.py [FILE]')
 	if len(sys.argv) == 2:

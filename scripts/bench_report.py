@@ -64,7 +64,7 @@ def state_rate(state: str, result: tuple) -> float:
 	value = made if state == 'overrun' else rate
 	if not value:
 		raise ReportError(f'listener state {state}: 0 events/s')
-	return value
+	return float(value)
 
 
 def effects(native_lines: Optional[List[str]], mode: str) -> Dict[str, Optional[float]]:

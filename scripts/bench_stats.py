@@ -16,19 +16,24 @@ not tell them apart, whatever its median. Such a mode is reported as
 "cannot show it", not as a result.
 """
 import math
-from collections import namedtuple
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 LEVEL = 0.95
 
-Interval = namedtuple('Interval', 'median low high n coverage')
+class Interval(NamedTuple):
+	median: float
+	low: Optional[float]
+	high: Optional[float]
+	n: int
+	coverage: float
 
 
-def binom_cdf(n, k):
+def binom_cdf(n: int, k: int) -> float:
 	"""P(B <= k) for B ~ binomial(n, 1/2), exactly."""
-	return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+	return sum(math.comb(n, i) for i in range(k + 1)) / float(2 ** n)
 
 
-def ci_rank(n, level=LEVEL):
+def ci_rank(n: int, level: float = LEVEL) -> int:
 	"""The lower rank l (1-based) of the interval [x(l), x(n+1-l)], or 0
     when no interval of n values reaches the level."""
 	tail = (1 - level) / 2
@@ -38,12 +43,12 @@ def ci_rank(n, level=LEVEL):
 	return l
 
 
-def coverage(n, l):
+def coverage(n: int, l: int) -> float:
 	"""The probability that [x(l), x(n+1-l)] covers the median."""
 	return 1 - 2 * binom_cdf(n, l - 1)
 
 
-def smallest_n(level=LEVEL):
+def smallest_n(level: float = LEVEL) -> int:
 	"""The fewest values whose median has an interval at the level."""
 	n = 1
 	while not ci_rank(n, level):
@@ -51,14 +56,14 @@ def smallest_n(level=LEVEL):
 	return n
 
 
-def median(xs):
+def median(xs: Iterable[float]) -> float:
 	s = sorted(xs)
 	if not s:
 		raise ValueError('median of no values')
 	return (s[(len(s) - 1) // 2] + s[len(s) // 2]) / 2
 
 
-def median_ci(xs, level=LEVEL):
+def median_ci(xs: Iterable[float], level: float = LEVEL) -> Interval:
 	"""The median of xs and its interval; low and high are None, and the
     coverage 0, when there are too few values for one."""
 	s = sorted(xs)
@@ -69,7 +74,7 @@ def median_ci(xs, level=LEVEL):
 	return Interval(median(s), s[l - 1], s[n - l], n, coverage(n, l))
 
 
-def paired_ratios(pairs):
+def paired_ratios(pairs: Iterable[Tuple[float, float]]) -> List[float]:
 	"""candidate/base for each (base, candidate) pair of one pair of boots."""
 	out = []
 	for base, cand in pairs:
@@ -79,34 +84,34 @@ def paired_ratios(pairs):
 	return out
 
 
-def width(iv):
-	return None if iv.low is None else iv.high - iv.low
+def width(iv: Interval) -> Optional[float]:
+	return None if iv.low is None or iv.high is None else iv.high - iv.low
 
 
-def can_show(iv, effect):
+def can_show(iv: Interval, effect: Optional[float]) -> bool:
 	"""True when the interval is narrower than the effect (a distance from
     ratio 1), so that it cannot hold both 1 and 1 +- effect."""
 	w = width(iv)
 	return w is not None and effect is not None and effect > 0 and w < effect
 
 
-def verdict(iv, effect):
+def verdict(iv: Interval, effect: Optional[float]) -> str:
 	"""The report's word for a mode: its interval, or that it cannot show
     an effect of that size."""
-	if iv.low is None:
+	low, high, w = iv.low, iv.high, width(iv)
+	if low is None or high is None or w is None:
 		return f'cannot show it: {iv.n} pairs give no {LEVEL:.0%} interval (at least {smallest_n()} do)'
 	if effect is None:
 		return 'no predicted effect given: interval only, no verdict'
 	if not can_show(iv, effect):
-		return (f'cannot show it: the interval is {width(iv):.4f} wide, '
+		return (f'cannot show it: the interval is {w:.4f} wide, '
 				f'wider than the predicted effect {effect:.4f}')
-	def holds(x):
-		return 'holds' if iv.low <= x <= iv.high else 'excludes'
-	return (f'result: the interval ({width(iv):.4f} wide) {holds(1)} 1 and '
-			f'{holds(1 - effect)} the predicted {1 - effect:.4f}')
+	one, predicted = (('holds' if low <= x <= high else 'excludes') for x in (1, 1 - effect))
+	return (f'result: the interval ({w:.4f} wide) {one} 1 and '
+			f'{predicted} the predicted {1 - effect:.4f}')
 
 
-def pairs_needed(iv, effect, level=LEVEL):
+def pairs_needed(iv: Interval, effect: Optional[float], level: float = LEVEL) -> Optional[int]:
 	"""A rough count of pairs for an interval narrower than the effect,
     supposing the width shrinks as 1/sqrt(n) from what n pairs gave."""
 	w = width(iv)

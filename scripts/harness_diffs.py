@@ -19,8 +19,8 @@ import shutil
 import tempfile
 from typing import Dict, Tuple
 
-from harness_config import Line
-from harness_kernel import patch_files, series_patches
+from harness_config import Line, series_patches
+from harness_kernel import patch_files
 from harness_util import TOP, HarnessError, file_text, note, run
 
 # Where *.diff files are the harness's, not per-file diffs.
@@ -54,7 +54,7 @@ def diff(f: str, old: str, new: str) -> str:
 		   new], capture='stdout', check=False, quiet=True)
 	if res.returncode > 1:
 		raise HarnessError(f'diff of {f} failed')
-	return res.stdout
+	return str(res.stdout)
 
 
 def expected(line: Line, src: str) -> dict:

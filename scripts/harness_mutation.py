@@ -128,7 +128,7 @@ def mutation(kunit_tool: str, jobs: int = 2, mutants: Optional[Sequence[Mutant]]
 		with stage(f'{len(mutants)} mutants, each alone, {jobs} at a time'):
 			free = list(copies)
 			with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-				def one(m):
+				def one(m: Mutant) -> Optional[List[str]]:
 					top = free.pop()
 					try:
 						return try_mutant(top, m, kunit_tool)

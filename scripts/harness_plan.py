@@ -17,7 +17,7 @@ Real, harness_util.run() recording, on the same branches, and compares."""
 import contextlib
 import dataclasses
 import subprocess
-from typing import Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import harness_util
 
@@ -37,7 +37,7 @@ class Cmd:
 	dry_stdout: str = ''
 
 	@staticmethod
-	def of(argv: Sequence[str], **kw) -> 'Cmd':
+	def of(argv: Sequence[str], **kw: Any) -> 'Cmd':
 		return Cmd(tuple(argv), **kw)
 
 	def shown(self) -> str:

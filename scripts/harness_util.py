@@ -164,7 +164,7 @@ def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
 	res = run(argv, cwd=cwd, capture='stdout', check=False, quiet=True)
 	if res.returncode != 0:
 		raise HarnessError(f'{shlex.join(argv)} failed (exit {res.returncode})')
-	return res.stdout
+	return str(res.stdout)
 
 
 def cache_key(*parts: str) -> str:

@@ -39,6 +39,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 TOP = Path(__file__).resolve().parent.parent
 TESTS = TOP / "tests" / "litmus"
@@ -61,12 +62,12 @@ from harness_util import HarnessError as Error, cache_adopt, cache_key, cache_ne
 
 # ---- herd7 --------------------------------------------------------------
 
-def debs_key(debs):
+def debs_key(debs: Sequence[str]) -> str:
 	"""The key of an unpacked root: its .debs' names and SHA256s."""
 	return cache_key(*sorted(file_id(d) for d in debs))
 
 
-def unpack_root(debs):
+def unpack_root(debs: Sequence[str]) -> Path:
 	"""DEBS unpacked as the cache entry herd7/KEY, whole or not at all;
 	its path."""
 	key = debs_key(debs)
@@ -86,28 +87,28 @@ def unpack_root(debs):
 	return Path(cache_adopt(str(tmp), "herd7", key))
 
 
-def herd7_root():
+def herd7_root() -> Path:
 	"""herd7's unpacked root: the cache entry of the packages debs.sh
 	fetches (from its own downloads when they are the archive's)."""
 	got = run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES], capture="stdout", check=False)
-	debs = got.stdout.split()
+	debs: List[str] = got.stdout.split()
 	if got.returncode != 0 or len(debs) != len(HERD_PACKAGES):
 		raise Error(f"could not fetch {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}")
 	return unpack_root(debs)
 
 
-def herd7():
+def herd7() -> List[str]:
 	"""The command that runs herd7, as a list; arguments go after it."""
 	root = herd7_root()
 	return [str(root / LOADER), "--library-path", str(root / LIBDIR), str(root / HERD7),
 			"-set-libdir", str(root / HERD_LIB)]
 
 
-def herd7_version(cmd):
+def herd7_version(cmd: Sequence[str]) -> str:
 	got = run([*cmd, "-version"], capture="all", check=False, quiet=True)
 	if got.returncode != 0:
 		raise Error(f"herd7 does not run: {' '.join(cmd)} -version: {got.stdout.strip()}")
-	return got.stdout.strip()
+	return str(got.stdout).strip()
 
 
 # ---- tests and their results ---------------------------------------------
@@ -118,11 +119,11 @@ class Test:
 	arch: str  # "C" (LKMM) or "AArch64"
 	name: str
 	expected: str  # Never, Sometimes or Always; "" if the header has none
-	flags: tuple = ()  # the "Flag:" lines of the header: what herd7 must flag
+	flags: Tuple[str, ...] = ()  # the "Flag:" lines of the header: what herd7 must flag
 	mutant: str = ""  # the "Mutant:" line: the test without the ordering
 
 
-def read_test(path):
+def read_test(path: Union[str, Path]) -> Test:
 	"""A litmus file's architecture, name and the Result: of its header."""
 	text = Path(path).read_text()
 	first = text.split("\n", 1)[0].split()
@@ -145,7 +146,7 @@ class Result:
 	seconds: float = 0.0
 
 
-def judge(test, output):
+def judge(test: Test, output: str) -> Result:
 	"""Compare herd7's OUTPUT for TEST with the test's header: a Result."""
 	r = Result(test)
 	if test.expected not in RESULTS:
@@ -174,7 +175,7 @@ def judge(test, output):
 	return r
 
 
-def herd7_args(test, tree):
+def herd7_args(test: Test, tree: Union[str, Path]) -> Tuple[Optional[List[str]], Optional[Path]]:
 	"""herd7's arguments and working directory for TEST."""
 	if test.arch == "C":
 		return ["-conf", "linux-kernel.cfg", str(test.path)], Path(tree) / "tools" / "memory-model"
@@ -183,7 +184,7 @@ def herd7_args(test, tree):
 	return None, None
 
 
-def run_test(cmd, test, tree):
+def run_test(cmd: Sequence[str], test: Test, tree: Union[str, Path]) -> Result:
 	"""Run one Test with herd7 command CMD: its Result."""
 	args, cwd = herd7_args(test, tree)
 	if args is None:
@@ -201,13 +202,14 @@ def run_test(cmd, test, tree):
 	return r
 
 
-def run_tests(cmd, tree, paths, jobs=1, log=print):
+def run_tests(cmd: Sequence[str], tree: Union[str, Path], paths: Iterable[Union[str, Path]], jobs: int = 1,
+			  log: Callable[[str], None] = print) -> List[Result]:
 	"""Run each litmus file of PATHS with herd7 command CMD, JOBS at a time:
     a Result each, in the order of PATHS. Each test's command line is
     printed as it runs, the table of results logged at the end."""
 	tests = [read_test(p) for p in paths]
 
-	def one(test):
+	def one(test: Test) -> Result:
 		return run_test(cmd, test, tree)
 
 	# herd7 runs in processes of its own: threads only wait for them.
@@ -221,7 +223,7 @@ def run_tests(cmd, tree, paths, jobs=1, log=print):
 	return results
 
 
-def with_mutants(paths):
+def with_mutants(paths: Iterable[Path]) -> List[Path]:
 	"""PATHS, and after them the mutants they name (and those mutants'
     own, if they name any), each once."""
 	out = list(paths)
@@ -232,7 +234,7 @@ def with_mutants(paths):
 	return out
 
 
-def check_pairs(results):
+def check_pairs(results: Sequence[Result]) -> List[Tuple[str, str]]:
 	"""Each Never test against its mutant: (test name, problem) for each pair
     that shows nothing. A Never test must name a mutant ("Mutant:" in its
     header) that was run, and herd7 must have found that mutant's exists
@@ -256,7 +258,7 @@ def check_pairs(results):
 	return problems
 
 
-def cmd_run(args):
+def cmd_run(args: argparse.Namespace) -> int:
 	tree = Path(args.tree)
 	if not (tree / "tools" / "memory-model" / "linux-kernel.cfg").is_file():
 		raise Error(f"--tree {tree}: no tools/memory-model/linux-kernel.cfg")
@@ -286,7 +288,7 @@ def cmd_run(args):
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{8}\s+)?([a-z][a-z0-9.]*)\s*(.*?)\s*(?://.*)?$")
 
 
-def instructions(objdump_text):
+def instructions(objdump_text: str) -> List[Tuple[int, str, str]]:
 	"""(address, mnemonic, operands) of each instruction in objdump -d text."""
 	out = []
 	for line in objdump_text.splitlines():
@@ -296,11 +298,11 @@ def instructions(objdump_text):
 	return out
 
 
-def operands(ops):
+def operands(ops: str) -> List[str]:
 	return [o.strip() for o in re.split(r",\s*(?![^\[]*\])", ops)]
 
 
-def check_arm64_sequence(objdump_text):
+def check_arm64_sequence(objdump_text: str) -> List[str]:
 	"""The problems with the helper's atomic sequences; [] if none.
 
     The AArch64 tests model the LSE path as one CASAL, and the LL/SC path
@@ -346,7 +348,7 @@ def check_arm64_sequence(objdump_text):
 	return problems
 
 
-def cmd_arm64_sequence(args):
+def cmd_arm64_sequence(args: argparse.Namespace) -> int:
 	import harness_config
 	import harness_kernel
 	text = harness_kernel.helper_disassembly(harness_config.load_arch("arm64"), args.vmlinux)
@@ -363,7 +365,7 @@ def cmd_arm64_sequence(args):
 	return 0
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
 	ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 	sub = ap.add_subparsers(dest="command", required=True)
 	run = sub.add_parser("run", help="run the litmus tests")
@@ -377,7 +379,7 @@ def main(argv=None):
 	seq.set_defaults(func=cmd_arm64_sequence)
 	args = ap.parse_args(argv)
 	try:
-		return args.func(args)
+		return int(args.func(args))
 	except Error as e:
 		print(f"error: {e}", file=sys.stderr)
 		return 1
