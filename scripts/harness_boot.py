@@ -8,7 +8,7 @@ said, the dry run takes the branch stated there."""
 
 import os
 import shutil
-from typing import Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness_config import Boot, Line, Options, harness_args, kernel_cmdline
 from harness_guest import accelerator, boot_and_parse, build_initramfs, qemu_argv
@@ -39,7 +39,7 @@ def ready_kunit_parser(opts: Options, lines: Sequence[Line], newest: Line, ex: E
 			harness_results.use_kunit_parser(os.path.join(src, KUNIT_TOOL))
 
 
-def each_line(lines: Sequence[Line], what: str, step, ex: Executor) -> int:
+def each_line(lines: Sequence[Line], what: str, step: Callable[[Line], Optional[bool]], ex: Executor) -> int:
 	"""STEP on every line of LINES, the others still run when one fails
 	(False or a HarnessError); 0 only if none did."""
 	failed = []
@@ -86,7 +86,7 @@ def check_helper_instructions(line: Line, kernels: Kernels, boots: Sequence[Boot
 	return bad
 
 
-def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src, accels: Dict[str, str],
+def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: Callable[[], str], accels: Dict[str, str],
 	      ex: Executor, cached_only: bool = False) -> bool:
 	"""BOOTS of LINE, their kernels built (or, CACHED_ONLY, taken from
 	the cache or refused), each judged; False if one was not as its run

@@ -46,7 +46,9 @@ def load_arch(name: str) -> Arch:
 		raise HarnessError(f'configs/arch/{name}.py: not loadable as a module')
 	mod = importlib.util.module_from_spec(spec)
 	spec.loader.exec_module(mod)
-	arch = mod.ARCH
+	arch = getattr(mod, 'ARCH', None)
+	if not isinstance(arch, Arch):
+		raise HarnessError(f'configs/arch/{name}.py: no ARCH = Arch(...)')
 	if arch.name != name:
 		raise HarnessError(f'configs/arch/{name}.py describes {arch.name}')
 	check_fragment(f'configs/arch/{name}.py: kconfig', arch.kconfig)

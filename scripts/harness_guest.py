@@ -25,7 +25,8 @@ import shutil
 import subprocess
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from harness_config import Arch, Options, Run, kernel_cmdline
+from harness_arch import Arch
+from harness_config import Options, Run, kernel_cmdline
 from harness_kernel import Tree, kmake_argv
 from harness_plan import Cmd, Executor
 import harness_results

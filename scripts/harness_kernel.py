@@ -21,10 +21,12 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import types
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from harness_config import (CONFIGS, Arch, Kernel, Line, Options, base_patches, required_mutant_patch,
+from harness_arch import Arch, Kernel
+from harness_config import (CONFIGS, Line, Options, base_patches, required_mutant_patch,
 			    series_patches)
 from harness_plan import REAL, Cmd, Executor
 from harness_stage import debs_argv
@@ -148,7 +150,7 @@ class Tree:
 			with open(id_file, 'w') as f:
 				f.write(sid + '\n')
 
-	def _quilt(self, *args: str, check: bool = True, log: Optional[str] = None):
+	def _quilt(self, *args: str, check: bool = True, log: Optional[str] = None) -> subprocess.CompletedProcess:
 		return run(['quilt', *args], cwd=self.path, check=check, log=log,
 			   env={'QUILT_PATCHES': 'patches', 'QUILT_PC': '.pc'})
 

@@ -36,6 +36,7 @@ import tempfile
 from typing import Callable, ContextManager, Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch
+from harness_config import Options
 from harness_plan import REAL, Cmd, Executor
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text, note,
 			  output)
@@ -95,21 +96,21 @@ TOOLS = Fragment('guest-tools',
 		  Program('coreutils', 'usr/bin/timeout', 'usr/bin/timeout')))
 
 
-def debs(opts, suite: str, arch: Arch, *pkgs: str, ex: Executor = REAL) -> List[str]:
+def debs(opts: Options, suite: str, arch: Arch, *pkgs: str, ex: Executor = REAL) -> List[str]:
 	"""Debian packages of ARCH, downloaded into the cache
 	(scripts/debs.sh); their paths (a dry run: PKG_VERSION_ARCH.deb)."""
 	res = ex.run(Cmd.of(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch),
 			    dry_stdout=''.join(f'{p}_VERSION_{arch.debian_arch}.deb\n' for p in pkgs)))
 	if res.returncode:
 		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
-	return res.stdout.split()
+	return str(res.stdout).split()
 
 
 def debs_argv(suite: str, *pkgs: str) -> List[str]:
 	return [os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs]
 
 
-def debs_env(opts, arch: Arch) -> Dict[str, str]:
+def debs_env(opts: Options, arch: Arch) -> Dict[str, str]:
 	return {'DEBS_ARCH': arch.debian_arch, 'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror}
 
 
@@ -196,7 +197,7 @@ def depends(fields: Dict[str, str]) -> Tuple[str, ...]:
 	return tuple(names)
 
 
-def unpack(opts, suite: str, arch: Arch, work: str, names: Sequence[str], ex: Executor = REAL) -> List[Package]:
+def unpack(opts: Options, suite: str, arch: Arch, work: str, names: Sequence[str], ex: Executor = REAL) -> List[Package]:
 	"""The packages NAMES downloaded and each unpacked into WORK/pkg/NAME."""
 	out = []
 	for deb in debs(opts, suite, arch, *names, ex=ex):
@@ -260,7 +261,8 @@ class Stager:
 			# Not unpacked yet: look in what the package depends on, its
 			# lib* packages first (zlib1g is one not named lib*), so that
 			# the others, often large, are unpacked only when needed.
-			for wanted in (lambda n: n.startswith('lib'), lambda n: True):
+			first_lib: Tuple[Callable[[str], bool], ...] = (lambda n: n.startswith('lib'), lambda n: True)
+			for wanted in first_lib:
 				if hit:
 					break
 				more = [n for n in self.unpacked[pkg].depends if wanted(n) and n not in self.unpacked]
@@ -327,7 +329,7 @@ def fragment_key(frag: Fragment, suite: str, debian_arch: str, debs: Dict[str, s
 			 *(f'{to} {mode:o}\n{file_text(os.path.join(TOP, path))}' for path, to, mode in frag.guest_files))
 
 
-def stage_fragment(frag: Fragment, opts, arch: Arch, suite: str, dest: str, ex: Executor = REAL) -> None:
+def stage_fragment(frag: Fragment, opts: Options, arch: Arch, suite: str, dest: str, ex: Executor = REAL) -> None:
 	"""FRAG of ARCH's packages of SUITE in DEST, replaced whole: from the
 	cache when none of its inputs changed, else staged and cached (a dry
 	run: not in the cache; the programs' packages unpacked, then a comment
@@ -401,7 +403,7 @@ def staged_text(frag: Fragment, suite: str, arch: Arch, versions: Dict[str, str]
 	return '\n'.join(lines) + '\n'
 
 
-def fragments(opts, arch: Arch) -> List[Tuple[Fragment, str]]:
+def fragments(opts: Options, arch: Arch) -> List[Tuple[Fragment, str]]:
 	"""What ARCH's guest holds, each with its suite: the real clients,
 	the --clients-suite's and the newest, where the architecture runs them,
 	the tools (of the architecture's suite) always."""
