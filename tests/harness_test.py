@@ -294,6 +294,16 @@ class Runs(unittest.TestCase):
 			     self.assertRaisesRegex(HarnessError, 'arm64.py: it boots, so its runs'):
 				harness_config.load_arch('arm64')
 
+	def test_an_architecture_file_must_define_an_arch(self):
+		d = os.path.join(temp_dir(self), 'arch')
+		os.makedirs(d)
+		for text in ('ARCH = None\n', 'ARCH = dict(name="x86_64")\n', 'X86_64 = None\n'):
+			with open(os.path.join(d, 'x86_64.py'), 'w') as f:
+				f.write(text)
+			with mock.patch.object(harness_config, 'CONFIGS', os.path.dirname(d)), \
+			     self.assertRaisesRegex(HarnessError, r'x86_64.py: no ARCH = Arch\(...\)'):
+				harness_config.load_arch('x86_64')
+
 	def test_an_architecture_that_boots_names_its_guests_debian_packages(self):
 		d = os.path.join(temp_dir(self), 'arch')
 		os.makedirs(d)
