@@ -141,56 +141,8 @@ class Harness:
 	# kunit.py ---------------------------------------------------------
 
 	def kunit(self) -> int:
-		"""kunit.py as the timekeeping maintainers run it, on the newest
-		line's patched tree, on x86_64 with two CPUs (KUNIT_ARGS), so that
-		the concurrent case runs: the result is kunit.py's, and every case
-		the series adds must have run, none skipped (kunit_unrun()). The
-		run's output is cached under the key of what it is built from, and
-		a cached run is read again with kunit.py parse."""
-		line = self.newest
-		tree = Tree(line, self.opts)
-		build = os.path.join(tree.line_out, 'kunit')
-		kunit_py = os.path.join(tree.path, 'tools/testing/kunit/kunit.py')
-		argv = [kunit_py, 'run', *KUNIT_ARGS, f'--build_dir={build}', f'--jobs={self.opts.jobs}']
-		qemu = os.path.join(self.opts.out, 'kunit-qemu')
-		env = {'PATH': qemu + os.pathsep + os.environ.get('PATH', '')}
-		if self.opts.dry_run:
-			print(f'  # {line.name}: the tree at patched (unless the cache has its run); '
-			      f'{qemu}/{KUNIT_QEMU}: QEMU without -accel kvm and hvf', flush=True)
-			show(argv, tree.path)
-			return 0
-		with stage(f'{line.name}: tree'):
-			tree.prepare()
-		with stage(f'{line.name}: tree at patched'):
-			tree.patched()
-		key = kunit_id(tree, argv)
-		saved = os.path.join(tree.line_out, 'kunit-result')
-		fresh = not cache_get('kunit', key, saved)
-		if not fresh:
-			note(f'kunit.py run: from the cache ({key}); its kernel output read again by kunit.py parse')
-			with stage('kunit.py parse'):
-				res = run([kunit_py, 'parse', os.path.join(saved, 'test.log')], check=False, cwd=tree.path)
-		else:
-			tcg_qemu(qemu)
-			with stage(f'{line.name}: kunit.py run {" ".join(KUNIT_ARGS)}'):
-				res = run(argv, check=False, cwd=tree.path, env=env)
-			shutil.rmtree(saved, ignore_errors=True)
-			os.makedirs(saved)
-			if os.path.isfile(os.path.join(build, 'test.log')):
-				shutil.copy(os.path.join(build, 'test.log'), saved)
-		log = os.path.join(saved, 'test.log')
-		unrun = kunit_unrun(file_text(log) if os.path.isfile(log) else '',
-				    kunit_cases(series_patches(line.series_dir)))
-		if res.returncode:
-			print('error: kunit.py: the KUnit cases did not all pass', flush=True)
-			return 1
-		if unrun:
-			print(f'error: kunit.py: {"; ".join(unrun)}', flush=True)
-			return 1
-		if fresh:
-			cache_put(saved, 'kunit', key)
-		print('kunit.py: passed, every case of the series ran', flush=True)
-		return 0
+		import harness_kunit
+		return harness_kunit.kunit(self.opts, self.newest, self.ex)
 
 	# litmus ---------------------------------------------------------
 
@@ -303,56 +255,6 @@ class Harness:
 		return harness_bench.bench(self.opts, self.lines, self.newest, self.ex)
 
 
-
-
-# kunit.py's arguments: the maintainers' --kunitconfig, on x86_64 with two
-# CPUs (CONFIG_SMP is not x86's default), where UML's one CPU makes the
-# concurrent case skip.
-KUNIT_ARGS = ('--kunitconfig=kernel/time', '--arch=x86_64', '--kconfig_add=CONFIG_SMP=y', '--qemu_args=-smp 2')
-# kunit.py runs QEMU with -accel kvm -accel hvf -accel tcg: where /dev/kvm
-# is there but cannot run its kernel (an emulation failure), QEMU stops
-# rather than falling back. It finds this one first in PATH: QEMU in
-# software emulation, as every boot of the harness can run.
-KUNIT_QEMU = 'qemu-system-x86_64'
-
-
-def tcg_qemu(d: str) -> str:
-	"""D/KUNIT_QEMU: the machine's QEMU, every -accel but tcg dropped."""
-	real = shutil.which(KUNIT_QEMU)
-	if not real:
-		raise HarnessError(f'no {KUNIT_QEMU} (make setup installs it)')
-	path = os.path.join(d, KUNIT_QEMU)
-	os.makedirs(d, exist_ok=True)
-	with open(path + '.tmp', 'w') as f:
-		f.write('#!/bin/bash\n# kunit.py\'s QEMU in software emulation (scripts/harness.py: KUNIT_QEMU)\n'
-			'args=()\nwhile [ $# -gt 0 ]; do\n'
-			'\tif [ "$1" = -accel ] && [ "$2" != tcg ]; then shift 2; continue; fi\n'
-			'\targs+=("$1")\n\tshift\ndone\n'
-			f'exec {shlex.quote(real)} "${{args[@]}}"\n')
-	os.chmod(path + '.tmp', 0o755)
-	os.replace(path + '.tmp', path)
-	return path
-
-
-def kunit_unrun(log: str, cases: List[str]) -> List[str]:
-	"""The series' KUnit CASES that kunit.py's kernel output LOG does not
-	show run: missing, or skipped (the concurrent case on one CPU)."""
-	out = []
-	for c in cases:
-		m = re.search(r'^\s*(?:not )?ok \d+ ' + re.escape(c) + r'\b(.*)$', log, re.M)
-		if not m:
-			out.append(f'{c} did not run')
-		elif re.search(r'#\s*SKIP', m.group(1), re.I):
-			out.append(f'{c} was skipped ({m.group(1).strip()})')
-	return out
-
-
-def kunit_id(tree: Tree, argv: List[str]) -> str:
-	"""The key of a kunit.py run: the source, the series, the kunitconfig,
-	the compiler, kunit.py and its argv (but for the paths and --jobs)."""
-	args = [a for a in argv[1:] if not a.startswith(('--build_dir=', '--jobs='))]
-	return cache_key(tree.id, tree.digest, file_text(os.path.join(tree.path, 'kernel/time/.kunitconfig')),
-			 output(['gcc', '--version']).splitlines()[0], file_text(argv[0]), shlex.join(args))
 
 
 def shell_scripts() -> List[str]:

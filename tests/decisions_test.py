@@ -34,6 +34,7 @@ import harness_config  # noqa: E402
 import harness_diffs  # noqa: E402
 import harness_kernel  # noqa: E402
 import harness_guest  # noqa: E402
+import harness_kunit  # noqa: E402
 import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
@@ -282,7 +283,7 @@ class Kunit(HarnessCase):
 	only a passing run is cached, under a key that changes with the
 	series."""
 
-	def kunit(self, returncode, digest='a', log=None):
+	def kunit(self, returncode, digest='a', log=None, missing=()):
 		self.ran, self.envs = [], []
 		log = kunit_log() if log is None else log
 
@@ -304,10 +305,18 @@ class Kunit(HarnessCase):
 				with open(os.path.join(build[0], 'test.log'), 'w') as f:
 					f.write(log)
 			return completed(argv, returncode)
+		def configure(kernels, arch, flavour, ex):
+			build = kernels.build_dir(arch, flavour)
+			os.makedirs(build, exist_ok=True)
+			with open(os.path.join(build, '.config'), 'w') as fh:
+				fh.write('CONFIG_KUNIT=y\n')
 		with mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: None), \
-		     mock.patch.object(harness, 'output', return_value='gcc 12\n'), \
-		     mock.patch.object(harness, 'run', run):
+		     mock.patch.object(harness_kernel.Kernels, 'configure', configure), \
+		     mock.patch.object(harness_kunit, 'kunit_config', lambda tree: None), \
+		     mock.patch.object(harness_kunit, 'missing_from_boot_config', lambda *a: list(missing)), \
+		     mock.patch.object(harness_kunit, 'output', return_value='gcc 12\n'), \
+		     mock.patch.object(harness_util, 'run', run):
 			return self.harness('kunit', commands=True)[0]
 
 	def test_a_failing_run_fails_and_is_not_cached(self):
@@ -324,6 +333,33 @@ class Kunit(HarnessCase):
 		self.assertEqual(self.kunit(0, digest='a'), 0)
 		self.assertEqual(self.kunit(0, digest='b'), 0)
 		self.assertEqual([r[0] for r in self.ran], ['run'])
+
+	def test_the_boot_tests_x86_64_kernel_is_kunit_pys(self):
+		self.assertEqual(self.kunit(0), 0)
+		args = self.ran[0]
+		build = os.path.join(self.env['OUT'], '7.3', 'build', 'x86_64-default')
+		self.assertIn(f'--build_dir={build}', args)
+		configs = [a for a in args if a.startswith('--kunitconfig=')]
+		self.assertEqual(configs[0], '--kunitconfig=kernel/time')
+		self.assertEqual(len(configs), 2, args)
+		with open(configs[1][len('--kunitconfig='):]) as f:
+			self.assertEqual(f.read(), 'CONFIG_KUNIT=y\n')
+
+	def test_a_boot_config_without_the_kunitconfigs_options_does_not_run(self):
+		self.assertEqual(self.kunit(0, missing=['CONFIG_TIME_KUNIT_TEST=y']), 1)
+		self.assertEqual(self.ran, [])
+
+	@unittest.skipUnless(KUNIT_TOOL, 'no KUNIT_TOOL (the newest line\'s tools/testing/kunit)')
+	def test_a_boot_config_without_the_kunitconfigs_options_is_refused(self):
+		kconfig = harness_kernel.kunit_config(KUNIT_TOOL[:-len('/tools/testing/kunit')])
+		boot = os.path.join(temp_dir(self), 'boot.config')
+		kunitconfig = 'CONFIG_KUNIT=y\nCONFIG_TIME_KUNIT_TEST=y\n'
+		for text, missing in (('CONFIG_KUNIT=y\nCONFIG_TIME_KUNIT_TEST=y\nCONFIG_SMP=y\n', []),
+				      ('CONFIG_KUNIT=y\n# CONFIG_TIME_KUNIT_TEST is not set\n', ['CONFIG_TIME_KUNIT_TEST=y']),
+				      ('CONFIG_SMP=y\n', ['CONFIG_KUNIT=y', 'CONFIG_TIME_KUNIT_TEST=y'])):
+			with open(boot, 'w') as f:
+				f.write(text)
+			self.assertEqual(harness_kunit.missing_from_boot_config(kunitconfig, boot, kconfig), missing, text)
 
 	def test_x86_64_with_two_cpus_in_software_emulation(self):
 		self.assertEqual(self.kunit(0), 0)
@@ -347,25 +383,35 @@ class Kunit(HarnessCase):
 
 	def test_what_did_not_run(self):
 		cases = ['a_test', 'b_test']
-		self.assertEqual(harness.kunit_unrun('    ok 1 a_test\n    ok 2 b_test\n', cases), [])
-		self.assertEqual(harness.kunit_unrun('    ok 1 a_test\n    ok 2 b_test # SKIP needs two CPUs or more\n',
+		self.assertEqual(harness_kunit.kunit_unrun('    ok 1 a_test\n    ok 2 b_test\n', cases), [])
+		self.assertEqual(harness_kunit.kunit_unrun('    ok 1 a_test\n    ok 2 b_test # SKIP needs two CPUs or more\n',
 						     cases), ['b_test was skipped (# SKIP needs two CPUs or more)'])
-		self.assertEqual(harness.kunit_unrun('    ok 1 a_test\n    ok 2 b_test_more\n', cases),
+		self.assertEqual(harness_kunit.kunit_unrun('    ok 1 a_test\n    ok 2 b_test_more\n', cases),
 				 ['b_test did not run'])
 
 	def test_the_key_has_the_compiler_kunit_py_and_its_argv(self):
 		tree, _ = fake_tree(self, {'kernel/time/.kunitconfig': 'CONFIG_KUNIT=y\n', 'kunit.py': 'v1'})
-		argv = [os.path.join(tree.path, 'kunit.py'), 'run', *harness.KUNIT_ARGS, '--build_dir=/b', '--jobs=2']
+		boot_config = os.path.join(tree.path, 'boot.config')
+		with open(boot_config, 'w') as f:
+			f.write('CONFIG_KUNIT=y\n')
+		argv = harness_kunit.kunit_argv(os.path.join(tree.path, 'kunit.py'), boot_config, '/b', 2)
 
 		def key(gcc='gcc 12\n', argv=argv):
-			with mock.patch.object(harness, 'output', return_value=gcc):
-				return harness.kunit_id(tree, argv)
+			with mock.patch.object(harness_kunit, 'output', return_value=gcc):
+				return harness_kunit.kunit_id(tree, argv, boot_config)
 		first = key()
 		self.assertEqual(key(argv=argv[:-2] + ['--build_dir=/c', '--jobs=9']), first)
+		# The boot test's .config, by its content, not its path.
+		with open(boot_config, 'w') as f:
+			f.write('CONFIG_KUNIT=y\nCONFIG_SMP=y\n')
+		self.assertNotEqual(key(), first)
+		with open(boot_config, 'w') as f:
+			f.write('CONFIG_KUNIT=y\n')
+		self.assertEqual(key(), first)
 		self.assertNotEqual(key(gcc='gcc 13\n'), first)
 		self.assertNotEqual(key(argv=argv[:2] + ['--kunitconfig=kernel'] + argv[3:]), first)
 		# The architecture and the CPUs.
-		for a in harness.KUNIT_ARGS[1:]:
+		for a in harness_kunit.KUNIT_ARGS[1:]:
 			self.assertNotEqual(key(argv=[x for x in argv if x != a]), first, a)
 		with open(argv[0], 'w') as f:
 			f.write('v2')

@@ -724,7 +724,10 @@ class DryRun(HarnessCase):
 		self.assertIn('scripts/checkpatch.pl --strict', ' '.join(commands['static checks']))
 		self.assertIn('litmus.py run', commands['litmus tests'][-1])
 		self.assertIn("kunit.py run --kunitconfig=kernel/time --arch=x86_64 --kconfig_add=CONFIG_SMP=y '--qemu_args=-smp 2'",
-			      commands['kunit.py'][0])
+			      commands['kunit.py'][-1])
+		# In the boot test's x86_64 build directory, which it configures.
+		self.assertIn(f'--build_dir={self.env["OUT"]}/7.3/build/x86_64-default', commands['kunit.py'][-1])
+		self.assertTrue(any(' olddefconfig' in c for c in commands['kunit.py']))
 		self.assertEqual(sum(c.startswith('qemu-system-') for c in commands['boot test']), 2)
 		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
 
