@@ -64,10 +64,12 @@ def tcg_qemu(d: str) -> str:
 
 def kunit_unrun(log: str, cases: Sequence[str]) -> List[str]:
 	"""The series' KUnit CASES that kunit.py's kernel output LOG does not
-	show run: missing, or skipped (the concurrent case on one CPU)."""
+	show run: missing, or skipped (the concurrent case on one CPU). A line
+	may carry printk's time ([    9.02] with CONFIG_PRINTK_TIME, which the
+	boot test's kernel has)."""
 	out = []
 	for c in cases:
-		m = re.search(r'^\s*(?:not )?ok \d+ ' + re.escape(c) + r'\b(.*)$', log, re.M)
+		m = re.search(r'^(?:\[[ \d.]+\])?\s*(?:not )?ok \d+ ' + re.escape(c) + r'\b(.*)$', log, re.M)
 		if not m:
 			out.append(f'{c} did not run')
 		elif re.search(r'#\s*SKIP', m.group(1), re.I):

@@ -388,6 +388,11 @@ class Kunit(HarnessCase):
 						     cases), ['b_test was skipped (# SKIP needs two CPUs or more)'])
 		self.assertEqual(harness_kunit.kunit_unrun('    ok 1 a_test\n    ok 2 b_test_more\n', cases),
 				 ['b_test did not run'])
+		# With printk's time, as the boot test's kernel prints.
+		self.assertEqual(harness_kunit.kunit_unrun('[    9.02]     ok 1 a_test\n[    9.10]     ok 2 b_test\n', cases), [])
+		self.assertEqual(harness_kunit.kunit_unrun('[    9.02]     ok 1 a_test\n'
+							   '[    9.10]     ok 2 b_test # SKIP needs two CPUs or more\n', cases),
+				 ['b_test was skipped (# SKIP needs two CPUs or more)'])
 
 	def test_the_key_has_the_compiler_kunit_py_and_its_argv(self):
 		tree, _ = fake_tree(self, {'kernel/time/.kunitconfig': 'CONFIG_KUNIT=y\n', 'kunit.py': 'v1'})
