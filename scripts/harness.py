@@ -15,7 +15,7 @@ import shutil
 import sys
 import textwrap
 import time
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Tuple
 
 sys.dont_write_bytecode = True
 from harness_config import (DEFAULT_ARCH, Boot, Options, kunit_cases, load_lines, load_runs,  # noqa: E402
@@ -92,7 +92,8 @@ class Harness:
 					      lambda line: StaticChecks(line, self.opts, self.newest.name).run_all(), self.ex)
 
 	def unit_tests(self, required: bool = False) -> int:
-		"""The selftest's host test, the harness's unit tests, shellcheck.
+		"""The selftest's host test, the harness's unit tests, its mutants
+		held against the code, mypy, shellcheck.
 		What needs the newest line's source (the kselftest headers,
 		kunit_parser) takes it from KSRC or the cache, where make check
 		(REQUIRED) has fetched it; make unit-tests alone fetches nothing and
@@ -120,6 +121,14 @@ class Harness:
 				raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): make check skips none')
 			if n:
 				skipped.append(f'{n.group(1)} unit tests')
+		with stage('the mutants of tests/harness-mutants.toml fit the code'):
+			# Each one's original text once in its file, or make mutation
+			# could not apply it (a test of this inside the unit tests would
+			# kill every mutant).
+			import harness_mutation
+			note(f'{len(harness_mutation.load_mutants())} mutants')
+		with stage('mypy (scripts/mypy.ini, as kunit_tool\'s run_checks.py)'):
+			run(['mypy', '--config-file', os.path.join(SCRIPTS, 'mypy.ini'), SCRIPTS])
 		with stage('shellcheck'):
 			run(['shellcheck', '-x', *shell_scripts()])
 		if skipped:
@@ -176,16 +185,16 @@ class Harness:
 			print('\nstage times:\n' + '\n'.join(stage_summary()), flush=True)
 		s = int(time.monotonic() - start)
 		what = ' '.join(filter(None, [f'KERNEL={self.opts.kernel or "all"}',
-					      self.opts.ksrc and f'KSRC={self.opts.ksrc}',
-					      self.opts.configs and f'CONFIGS={" ".join(self.opts.configs)}',
-					      self.opts.arch and f'ARCH={self.opts.arch}']))
+					      f'KSRC={self.opts.ksrc}' if self.opts.ksrc else '',
+					      f'CONFIGS={" ".join(self.opts.configs)}' if self.opts.configs else '',
+					      f'ARCH={self.opts.arch}' if self.opts.arch else '']))
 		msg = f'make check ({what}): passed in {s // 60}m{s % 60}s'
 		print(msg, flush=True)
 		with open(os.path.join(self.opts.out, 'check.time'), 'w') as f:
 			f.write(msg + '\n')
 		return 0
 
-	def check_steps(self):
+	def check_steps(self) -> List[Tuple[str, Callable[[], int]]]:
 		"""make check's steps, in order: (name, the step)."""
 		return [('per-file diffs', lambda: self.file_diffs(check=True)),
 			('unit tests', lambda: self.unit_tests(required=True)),
@@ -202,10 +211,10 @@ class Harness:
 		for line in self.all_lines:
 			d = os.path.join(self.opts.out, line.name, 'results')
 			# The default architecture's table first.
-			for f in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda f: (f != DEFAULT_ARCH + '.md', f)):
-				t = os.path.join(d, f)
+			for name in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda n: (n != DEFAULT_ARCH + '.md', n)):
+				t = os.path.join(d, name)
 				# Not an older run's.
-				if f.endswith('.md') and os.path.isfile(commit) and os.path.getmtime(t) >= os.path.getmtime(commit):
+				if name.endswith('.md') and os.path.isfile(commit) and os.path.getmtime(t) >= os.path.getmtime(commit):
 					tables.append(t)
 		if not tables:
 			raise HarnessError(f'no results in {self.opts.out}: run make boot-test or make check first')
@@ -287,7 +296,7 @@ NO_CACHE = ('use no entry of the cache: make every source tree, .config, kernel,
 # Every command takes these; the others, those named.
 GENERAL = ('ksrc', 'out', 'jobs', 'debs_mirror', 'clients_suite')
 BOOTS = ('kernel', 'configs', 'arch', 'selftest_args', 'boot_timeout')
-COMMANDS = {
+COMMANDS: Dict[str, Tuple[Callable[[Harness], int], Tuple[str, ...], str]] = {
 	'boot-test': (Harness.boot_test, BOOTS + ('dry_run',),
 		      'build base and patched kernels, boot them in QEMU, print base vs patched'),
 	'boot': (Harness.boot_one, ('selftest_args', 'boot_timeout', 'dry_run'),

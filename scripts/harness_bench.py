@@ -87,7 +87,7 @@ def native(out: str, ex: Executor) -> List[str]:
 	return [] if ex.dry else file_text(log).splitlines(keepends=True)
 
 
-def modes(accel: str):
+def modes(accel: str) -> List[Tuple[str, str, List[str]]]:
 	"""(name, accelerator, further QEMU options) of each storm mode."""
 	if accel == KVM:
 		return [('kvm', KVM, [])]
@@ -115,7 +115,7 @@ def bench_boots(opts: Options, arch: Arch, accel: str) -> List[BenchBoot]:
 	"""make bench's boots, in order: each design on each clocksource, then
 	in each mode BENCH_PAIRS rounds of the storm, every design once a
 	round, the first design of each round rotating."""
-	def cmdline(clock: Optional[str] = None, mode: str = 'selftest', prog_args: Sequence[str] = ()):
+	def cmdline(clock: Optional[str] = None, mode: str = 'selftest', prog_args: Sequence[str] = ()) -> Tuple[str, ...]:
 		return tuple(kernel_cmdline(Run('bench', (), (), arch, mode=mode, clocksource=clock), prog_args))
 	boots = [BenchBoot(f'keeps-{design}-{clock or "default"}', design,
 			   cmdline(clock), accel, part=SELFTEST, clock=clock)
@@ -166,7 +166,7 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 	accel = accelerator(arch, kernels.image(Kernel(arch, 'default', 'patched')), initrd, tree.logs, chosen, ex)
 	cpus = opts.bench_cpus
 
-	def boot_design(b: BenchBoot):
+	def boot_design(b: BenchBoot) -> Tuple[List[str], Optional[dict]]:
 		"""Boot B, judged by problems(): its log's lines and what it
 		reported (none in a dry run)."""
 		log = os.path.join(out, b.name + '.log')

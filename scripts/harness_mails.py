@@ -33,7 +33,8 @@ import email.utils
 import os
 import re
 import shutil
-from typing import Callable, List, Optional, Tuple
+import subprocess
+from typing import Any, Callable, List, Optional, Tuple
 
 from harness_config import Line, series_patches
 from harness_kernel import patch_files
@@ -56,7 +57,7 @@ def git_identity(repo: str) -> Identity:
 	config, the global and the system's); empty where there is none."""
 	def get(key: str) -> str:
 		res = run(['git', 'config', key], cwd=repo, capture='stdout', check=False, quiet=True)
-		return res.stdout.strip() if res.returncode == 0 else ''
+		return str(res.stdout).strip() if res.returncode == 0 else ''
 	return get('user.name'), get('user.email')
 
 
@@ -100,14 +101,16 @@ def cover_text(path: str = COVER_LETTER) -> Tuple[str, str]:
 
 def cover_addresses(path: str = COVER_LETTER) -> List[str]:
 	h = header(path)
-	return [fmt(a) for a in email.utils.getaddresses(h.get_all('To', []) + h.get_all('Cc', [])) if a[1]]
+	addresses: List[str] = [str(a) for a in h.get_all('To', []) + h.get_all('Cc', [])]
+	return [fmt(a) for a in email.utils.getaddresses(addresses) if a[1]]
 
 
 def get_maintainer(src: str, patches: List[str]) -> Tuple[List[str], List[str]]:
 	"""The tree's get_maintainer.pl on the patches: its people (maintainers
 	and reviewers) and its lists, told apart by the role it gives each."""
 	argv = ['perl', 'scripts/get_maintainer.pl', '--no-git', '--no-git-fallback', *patches]
-	people, lists = [], []
+	people: List[str] = []
+	lists: List[str] = []
 	for l in run(argv, cwd=src, capture='stdout').stdout.splitlines():
 		m = re.match(r'^(.*\S)\s+\((.*)\)$', l.strip())
 		if m:
@@ -127,7 +130,7 @@ def recipients(src: str, patches: List[str]) -> Tuple[List[str], List[str]]:
 	return to, cc
 
 
-def git(repo: str, *args: str, ident: Optional[Identity] = None, **kw):
+def git(repo: str, *args: str, ident: Optional[Identity] = None, **kw: Any) -> subprocess.CompletedProcess:
 	env = None
 	if ident:
 		env = {'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1],

@@ -38,7 +38,7 @@ import importlib
 import json
 import re
 import sys
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness_config import CLIENT_CHECKS, Boot
 
@@ -64,7 +64,9 @@ KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
 SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
 STAGED = re.compile(r'# cn_proc-staged: ([a-z0-9_]+) (\S+) (\S+) (\S+)$')
 
-_parser = None
+# The newest line's kunit_parser (use_kunit_parser()): loaded from a
+# tree, so untyped here.
+_parser: Any = None
 
 
 def use_kunit_parser(kunit_dir: str) -> None:
@@ -76,19 +78,22 @@ def use_kunit_parser(kunit_dir: str) -> None:
 	_parser.null = printer.null_printer
 
 
-def _ktap(lines: Sequence[str]):
+def _ktap(lines: Sequence[str]) -> Any:
 	return _parser.parse_run_tests(lines, _parser.null)
 
 
-def _status(test) -> str:
+def _status(test: Any) -> str:
 	s = _parser.TestStatus
 	return {s.SUCCESS: 'ok', s.FAILURE: 'FAIL', s.SKIPPED: 'skip'}.get(test.status, 'crashed')
 
 
-def split_log(lines: Sequence[str]):
+def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, dict], List[dict]]:
 	"""The kernel's messages, init's lines, each part's lines, and the
 	kernel's problem reports (with the log around them)."""
-	kernel, init, parts, problems = [], [], {}, []
+	kernel: List[str] = []
+	init: List[str] = []
+	parts: Dict[str, dict] = {}
+	problems: List[dict] = []
 	part, where = None, 'lines'
 	for i, raw in enumerate(lines):
 		line = raw.rstrip('\r\n')
@@ -123,7 +128,7 @@ def split_log(lines: Sequence[str]):
 def parse(lines: Sequence[str]) -> dict:
 	"""One boot's results, JSON-serialisable."""
 	kernel, init, parts, problems = split_log(lines)
-	res = {'checks': {}, 'diag': {}, 'staged': {}, 'parts': {}, 'problems': problems, 'init': None,
+	res: Dict[str, Any] = {'checks': {}, 'diag': {}, 'staged': {}, 'parts': {}, 'problems': problems, 'init': None,
 	       'init_errors': [], 'clocksources': [], 'atomics': None, 'preempt': None, 'kunit_errors': []}
 	for msg in kernel:
 		# arm64's atomics: LL/SC unless LSE was detected by the time the
@@ -351,11 +356,21 @@ FIGURES = [
 ]
 
 
+def _check_cell(name: str) -> Callable[[dict], Optional[str]]:
+	"""A table cell: a judged boot's result of check NAME."""
+	return lambda j: None if j['res']['checks'].get(name) is None else str(j['res']['checks'][name])
+
+
+def _figure_cell(key: str) -> Callable[[dict], Optional[str]]:
+	"""A table cell: a judged boot's figure KEY."""
+	return lambda j: _figure(j['res'], key)
+
+
 def _figure(res: dict, key: str) -> Optional[str]:
 	val = res['diag'].get(key)
 	if val is not None and key == 'max_inversion_ns' and val.isdigit():
 		return f'{int(val) / 1000:.0f}'
-	return val
+	return None if val is None else str(val)
 
 
 def table(judged: Sequence[dict]) -> List[str]:
@@ -376,7 +391,7 @@ def table(judged: Sequence[dict]) -> List[str]:
 	names = list(dict.fromkeys(k for j in judged for k in j['res']['checks']))
 	names.sort(key=lambda k: (k.startswith('kunit:'), k.startswith('client:')))
 
-	def row(label, get):
+	def row(label: str, get: Callable[[dict], Optional[str]]) -> List[str]:
 		cells = []
 		for run, variants in order:
 			vals = [get(runs[run][v]) for v in variants]
@@ -392,13 +407,13 @@ def table(judged: Sequence[dict]) -> List[str]:
 		releases = list(dict.fromkeys(j['res'].get('staged', {}).get(n) for j in judged if n in j['res']['checks']))
 		if n.startswith('client:') and releases and None not in releases:
 			label += f' ({"; ".join(releases)})'
-		rows.append(row(label, lambda j, n=n: j['res']['checks'].get(n)))
+		rows.append(row(label, _check_cell(n)))
 	for label, key in FIGURES:
-		rows.append(row(label, lambda j, key=key: _figure(j['res'], key)))
+		rows.append(row(label, _figure_cell(key)))
 	if any(j['res']['clocksources'] for j in judged):
 		rows.append(row('clocksource', lambda j: '/'.join(dict.fromkeys(j['res']['clocksources'])) or None))
 	if any(j['res']['atomics'] for j in judged):
-		rows.append(row('atomics', lambda j: j['res']['atomics']))
+		rows.append(row('atomics', lambda j: None if j['res']['atomics'] is None else str(j['res']['atomics'])))
 	rows.append(row('kernel reports', lambda j: str(len(j['res']['problems']))))
 	rows.append(row('as expected', lambda j: 'no' if j['why'] else 'yes'))
 	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -437,7 +452,7 @@ def kernels_tested(tables: Sequence[str]) -> str:
 	their titles (the tree's id: the Debian source package and its
 	version, or KSRC's path): "Kernels tested: Linux 7.3.4
 	(linux-source-7.3 7.3.4-1~bpo13+1), ..."; '' if no table has one."""
-	seen = {}
+	seen: Dict[str, str] = {}
 	for t in tables:
 		for name, tree in TABLE_TITLE.findall(t):
 			m = re.fullmatch(r'\S+ (?:\d+:)?(\d[\w.]*?)(?:-[\w.~+]+)?', tree)

@@ -29,9 +29,10 @@ import os
 import re
 import shlex
 import shutil
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from harness_config import Arch, Line, Options, load_arch
+from harness_arch import Arch
+from harness_config import Line, Options, load_arch
 from harness_kernel import (Kernels, Tree, config_argvs, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
 from harness_stage import debs_argv
@@ -263,7 +264,7 @@ class StaticChecks:
 		helptext = run([kd, '-h'], capture='all', check=False, quiet=True).stdout
 		# 6.1's kernel-doc warns without being asked and knows no -Wall.
 		wall = ['-Wall'] if '-Wall' in helptext else []
-		lines = set()
+		lines: Set[str] = set()
 		for f in self.tree.files:
 			if f.endswith(('.c', '.h')) and os.path.isfile(os.path.join(self.tree.path, f)):
 				argv = ['scripts/kernel-doc', '-none', *wall, f]
@@ -315,7 +316,7 @@ class StaticChecks:
 		first = set(patch_files(self.tree.base_patches))
 		return [f for f in patch_files(self.tree.patches[len(self.tree.base_patches):]) if f not in first]
 
-	def check_id(self, arch, flavour: str, variant: str, frags: List[str], objs: List[str]) -> str:
+	def check_id(self, arch: Arch, flavour: str, variant: str, frags: List[str], objs: List[str]) -> str:
 		"""The key of what a check build's result depends on: the objects
 		it builds too (a series that moves its code changes them), sparse's
 		version, and what the tree has of the series."""
@@ -370,7 +371,7 @@ class StaticChecks:
 		cache_put(out, 'checks', key)
 		return out
 
-	def check_argv(self, arch, build: str, objs: List[str], check: str = '') -> List[str]:
+	def check_argv(self, arch: Arch, build: str, objs: List[str], check: str = '') -> List[str]:
 		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS,
 				  f'CHECK={check or self.sparse()}', *objs)
 
@@ -461,7 +462,8 @@ class StaticChecks:
 		with stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
 			note(f'{self.sparse()}: sparse {output([self.sparse(), "--version"]).strip()}')
 		same = self._objects(self.unchanged_by_base())
-		results = {}
+		# (variant, 'kernel-doc'): its warnings; (variant, arch, flavour): the check build's directory
+		results: Dict[Tuple[str, ...], str] = {}
 		for variant in VARIANTS:
 			with stage(f'{n}: tree at {variant}'):
 				self.tree.move_to(variant)

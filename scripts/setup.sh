@@ -10,7 +10,7 @@
 packages=(make gcc gcc-12-multilib gcc-arm-linux-gnueabi flex bison bc libelf-dev
 	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse shellcheck
 	  qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	  debian-archive-keyring rsync)
+	  debian-archive-keyring rsync mypy)
 
 missing=()
 for p in "${packages[@]}"; do
