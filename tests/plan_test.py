@@ -92,10 +92,14 @@ class OnePlan(HarnessCase):
 	def test_litmus(self):
 		self.same('litmus')
 
+	def test_kunit(self):
+		printed = self.same('kunit')
+		self.assertTrue(any('kunit/kunit.py run ' in c for c in printed['']))
+
 	def test_check_steps_that_build_or_boot(self):
-		"""make check's litmus and boot test (the static checks and
-		kunit.py print their own)."""
-		self.same('check', steps=('litmus tests', 'boot test'), KERNEL='7.3', CONFIGS='smp2')
+		"""make check's litmus, kunit.py and boot test (the static checks
+		print their own)."""
+		self.same('check', steps=('litmus tests', 'kunit.py', 'boot test'), KERNEL='7.3', CONFIGS='smp2')
 
 	def test_a_command_real_runs_differently_is_seen(self):
 		"""The comparison fails when Real does not run a Cmd as shown."""
