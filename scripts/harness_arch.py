@@ -35,6 +35,7 @@ class Arch:
 	debian_arch: str = ''
 	debian_triplet: str = ''
 	elf_machine: int = 0
+	compat_elf_machine: int = 0	# ELF e_machine of its 32-bit listener, if it has one
 	debian_suite: str = ''
 	listeners: Tuple[Tuple[int, Tuple[str, ...]], ...] = ()	# bits, CFLAGS
 	clients: bool = False		# the real clients run in its guest

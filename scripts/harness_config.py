@@ -59,6 +59,9 @@ def load_arch(name: str) -> Arch:
 	if arch.boots and not (arch.qemu_max_cpus and arch.clocksources):
 		raise HarnessError(f'configs/arch/{name}.py: it boots, so its runs are held against its '
 				   'qemu_max_cpus and clocksources: both must be given')
+	if 32 in dict(arch.listeners) and not arch.compat_elf_machine:
+		raise HarnessError(f'configs/arch/{name}.py: a 32-bit listener, whose build the static checks '
+				   'hold against compat_elf_machine: it must be given')
 	return arch
 
 

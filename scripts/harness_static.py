@@ -29,10 +29,11 @@ import os
 import re
 import shlex
 import shutil
+import struct
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from harness_arch import Arch
-from harness_config import Line, Options, load_arch
+from harness_config import Line, Options, booting_arches, load_arch
 from harness_kernel import (Kernels, Tree, config_argvs, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
 from harness_stage import debs_argv
@@ -111,17 +112,15 @@ def sparse_ran(log: str, objs: Sequence[str]) -> List[str]:
 	return [f'no sparse on {o[:-2]}.c' for o in objs
 		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$', text, re.M)]
 TAG = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ', re.M)
-# The selftest's builds: each architecture's listeners (configs/arch/),
-# with each compiler; the machine readelf -h names for each architecture.
+# The selftest's builds: each listener (configs/arch/) of each
+# architecture that boots, with each compiler.
 SELFTEST = 'tools/testing/selftests/connector'
-KSELFTEST_ARCHES = ('x86_64', 'arm64')
 KSELFTEST_COMPILERS = ('gcc', 'clang')
-ELF_MACHINE = {('x86_64', 64): 'X86-64', ('x86_64', 32): 'Intel 80386', ('arm64', 64): 'AArch64'}
 
 
 def kselftest_builds() -> List[Tuple[Arch, str, int, Tuple[str, ...]]]:
 	"""(architecture, compiler, bits, CFLAGS) of each build of the selftest."""
-	return [(arch, cc, bits, flags) for arch in map(load_arch, KSELFTEST_ARCHES)
+	return [(arch, cc, bits, flags) for arch in map(load_arch, booting_arches())
 		for cc in KSELFTEST_COMPILERS for bits, flags in arch.listeners]
 
 
@@ -130,7 +129,7 @@ def kselftest_argvs(tree: str, out: str, jobs: int) -> List[Tuple[str, List[str]
 	uapi headers of each architecture into OUT/headers-ARCH, then each
 	build into OUT/ARCH-COMPILER-BITS (kselftest/connector/ in it)."""
 	argvs = [(f'kselftest-headers-{a}', kmake_argv(tree, os.path.join(out, f'headers-{a}'), load_arch(a), jobs,
-						      'headers')) for a in KSELFTEST_ARCHES]
+						      'headers')) for a in booting_arches()]
 	for arch, cc, bits, flags in kselftest_builds():
 		name = f'{arch.name}-{cc}-{bits}'
 		argvs.append((f'kselftest-{name}', [
@@ -147,10 +146,13 @@ def elf_problem(prog: str, arch: Arch, bits: int) -> str:
 	"""Why PROG is not the program of ARCH and BITS, '' if it is."""
 	if not os.path.isfile(prog):
 		return f'{prog}: missing'
-	head = output(['readelf', '-h', prog])
-	if not re.search(rf'^\s*Class:\s*ELF{bits}$', head, re.M) or \
-	   not re.search(rf'^\s*Machine:.*{ELF_MACHINE[arch.name, bits]}$', head, re.M):
-		return f'{prog}: not {arch.name} {bits}-bit'
+	with open(prog, 'rb') as f:
+		head = f.read(20)
+	machine = arch.elf_machine if bits == 64 else arch.compat_elf_machine
+	# ELF's class (1: 32-bit, 2: 64-bit) and little-endian e_machine.
+	if len(head) < 20 or head[:4] != b'\x7fELF' or head[4] != bits // 32 or \
+	   struct.unpack_from('<H', head, 18)[0] != machine:
+		return f'{prog}: not {arch.name} {bits}-bit (ELF machine {machine})'
 	return ''
 
 

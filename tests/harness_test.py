@@ -294,6 +294,17 @@ class Runs(unittest.TestCase):
 			     self.assertRaisesRegex(HarnessError, 'arm64.py: it boots, so its runs'):
 				harness_config.load_arch('arm64')
 
+	def test_an_architecture_with_a_32_bit_listener_names_its_elf_machine(self):
+		d = os.path.join(temp_dir(self), 'arch')
+		os.makedirs(d)
+		text = harness_util.file_text(os.path.join(harness_config.CONFIGS, 'arch', 'x86_64.py'))
+		with open(os.path.join(d, 'x86_64.py'), 'w') as f:
+			f.write(re.sub(r'\n\tcompat_elf_machine=[^\n]*,\n', '\n', text))
+		with mock.patch.object(harness_config, 'CONFIGS', os.path.dirname(d)), \
+		     self.assertRaisesRegex(HarnessError, 'x86_64.py: a 32-bit listener'):
+			harness_config.load_arch('x86_64')
+		self.assertEqual(harness_config.load_arch('x86_64').compat_elf_machine, 3)
+
 	def test_an_architecture_file_must_define_an_arch(self):
 		d = os.path.join(temp_dir(self), 'arch')
 		os.makedirs(d)

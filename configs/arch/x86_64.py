@@ -19,6 +19,7 @@ ARCH = Arch(
 	debian_arch='amd64',
 	debian_triplet='x86_64-linux-gnu',
 	elf_machine=62,
+	compat_elf_machine=3,
 	debian_suite='bookworm',
 	listeners=((64, ('-m64',)), (32, ('-m32',))),
 	clients=True,
