@@ -84,12 +84,9 @@ class Harness:
 
 	def static_checks(self) -> int:
 		from harness_static import StaticChecks
-		if self.opts.dry_run:
-			for line in self.lines:
-				StaticChecks(line, self.opts, self.newest.name).dry_run()
-			return 0
 		return harness_boot.each_line(self.lines, 'static checks',
-					      lambda line: StaticChecks(line, self.opts, self.newest.name).run_all(), self.ex)
+					      lambda line: StaticChecks(line, self.opts, self.newest.name, self.ex).run_all(),
+					      self.ex)
 
 	def unit_tests(self, required: bool = False) -> int:
 		"""The selftest's host test, the harness's unit tests, its mutants

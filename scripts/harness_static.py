@@ -24,6 +24,7 @@
     and machine.
 """
 
+import contextlib
 import filecmp
 import os
 import re
@@ -34,11 +35,12 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from harness_arch import Arch
 from harness_config import Line, Options, booting_arches, load_arch
-from harness_kernel import (Kernels, Tree, config_argvs, config_fragments, configure, kmake_argv, make_argv_id,
+from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
+from harness_plan import REAL, Cmd, Executor
 from harness_stage import debs_argv
-from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new, cache_path, cache_put,
-			  file_id, file_text, note, output, run, show, stage)
+from harness_util import (TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new, cache_path,
+			  cache_put, file_id, file_text, note, output, run)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.
@@ -61,15 +63,20 @@ LOADER = LIBDIR + '/ld-linux-x86-64.so.2'
 SPARSE_REFUSED = re.compile(r'C=\d specified, but .* (?:too old|not available|not up to date)')
 
 
-def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
+def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executor = REAL) -> str:
 	"""sid's sparse and libc6 (scripts/debs.sh) unpacked as the cache entry
-	sparse/KEY, KEY their names and SHA256s; its path."""
+	sparse/KEY, KEY their names and SHA256s; its path (a dry run: the
+	packages fetched, not in the cache)."""
 	if debs is None:
-		res = run(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
-			  env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
-		debs = res.stdout.split()
+		res = ex.run(Cmd.of(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
+				    env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
+				    dry_stdout=''.join(f'{p}_VERSION_amd64.deb\n' for p in SPARSE_PACKAGES)))
+		debs = str(res.stdout).split()
 		if res.returncode or len(debs) != len(SPARSE_PACKAGES):
 			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} from Debian {SPARSE_SUITE}')
+	if ex.dry:
+		ex.comment('unpacked into the cache (sparse/KEY) with dpkg-deb -x, unless it is there')
+		return os.path.join(cache_dir(), 'sparse', 'KEY')
 	key = cache_key(*sorted(file_id(d) for d in debs))
 	found = cache_path('sparse', key)
 	if found:
@@ -77,7 +84,7 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
 	tmp = cache_new('sparse', key)
 	try:
 		for deb in debs:
-			run(['dpkg-deb', '-x', deb, tmp])
+			ex.run(Cmd.of(['dpkg-deb', '-x', deb, tmp]))
 		for f in (LOADER, SPARSE):
 			if not os.path.exists(os.path.join(tmp, f)):
 				raise HarnessError(f'{" ".join(debs)}: no {f} in them')
@@ -179,19 +186,32 @@ def tags_outside_trailers(patch: str) -> List[str]:
 
 
 class StaticChecks:
-	def __init__(self, line: Line, opts: Options, newest: str):
+	"""The static checks of LINE's series. One plan for the real run and
+	--dry-run (harness_plan): every command goes through the executor EX;
+	what the real run decides from the tree or a command's answer, a dry
+	run takes as stated with ex.comment()."""
+
+	def __init__(self, line: Line, opts: Options, newest: str, ex: Executor = REAL):
 		self.line = line
 		self.opts = opts
 		self.newest = newest
+		self.ex = ex
 		self.tree = Tree(line, opts)
 		self.kernels = Kernels(self.tree, opts)
 		self.series = os.path.relpath(line.series_dir, TOP)
 		self._check = ''
+		self._said_no_tree = False
 
 	def sparse(self) -> str:
 		"""The CHECK= of the check builds: sid's sparse (sparse_wrapper())."""
 		if not self._check:
-			self._check = sparse_wrapper(sparse_root(self.opts), os.path.join(self.opts.out, 'sparse', 'sparse'))
+			wrapper = os.path.join(self.opts.out, 'sparse', 'sparse')
+			root = sparse_root(self.opts, ex=self.ex)
+			if self.ex.dry:
+				self.ex.comment(f'{wrapper}: sid\'s sparse through sid\'s loader')
+				self._check = wrapper
+			else:
+				self._check = sparse_wrapper(root, wrapper)
 		return self._check
 
 	def tags(self) -> None:
@@ -223,25 +243,30 @@ class StaticChecks:
 
 	def git_am(self) -> None:
 		repo = os.path.join(self.tree.line_out, 'git-am')
-		src = self.tree.source()
+		if self.ex.dry:
+			self.ex.comment(f'{repo}: the files the series touches, from the pristine source')
+		src = '' if self.ex.dry else self.tree.source()
 		shutil.rmtree(repo, ignore_errors=True)
 		os.makedirs(repo)
-		for f in self.tree.files:
+		for f in self.tree.files if src else ():
 			if os.path.exists(os.path.join(src, f)):
 				os.makedirs(os.path.dirname(os.path.join(repo, f)), exist_ok=True)
 				shutil.copy(os.path.join(src, f), os.path.join(repo, f))
 		git = ['git', '-C', repo, '-c', 'user.name=base', '-c', 'user.email=base@localhost']
-		run(git + ['init', '-q'])
-		run(git + ['add', '-f', '.'])
-		run(git + ['commit', '-q', '-m', 'base'])
-		run(git + ['am', '-q', *self.tree.patches], what=f'git am of {self.series}')
-		last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
-		note(f'git am: {len(self.tree.patches)} commits, the last: {last}')
+		self.ex.run(Cmd.of(git + ['init', '-q']))
+		self.ex.run(Cmd.of(git + ['add', '-f', '.']))
+		self.ex.run(Cmd.of(git + ['commit', '-q', '-m', 'base']))
+		self.ex.run(Cmd.of(git + ['am', '-q', *self.tree.patches], what=f'git am of {self.series}'))
+		if not self.ex.dry:
+			last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
+			note(f'git am: {len(self.tree.patches)} commits, the last: {last}')
 
 	def checkpatch(self) -> None:
 		bad = False
 		for p in self.tree.patches:
-			out = run(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False).stdout
+			out = str(self.ex.run(Cmd.of(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False)).stdout)
+			if self.ex.dry:
+				continue
 			total = re.search(r'^total: .*$', out, re.M)
 			warnings = re.findall(r'^WARNING: (.*)$', out, re.M)
 			# A backport ends in its backporter's Signed-off-by after the
@@ -263,18 +288,37 @@ class StaticChecks:
 		"""kernel-doc's warnings on the touched files, line numbers dropped."""
 		path = os.path.join(self.tree.logs, f'kernel-doc-{variant}.txt')
 		kd = os.path.join(self.tree.path, 'scripts', 'kernel-doc')
-		helptext = run([kd, '-h'], capture='all', check=False, quiet=True).stdout
 		# 6.1's kernel-doc warns without being asked and knows no -Wall.
-		wall = ['-Wall'] if '-Wall' in helptext else []
+		if self.ex.dry:
+			self.ex.comment('-Wall if kernel-doc -h lists it (6.1\'s does not); here it does')
+			wall = ['-Wall']
+		else:
+			wall = ['-Wall'] if '-Wall' in run([kd, '-h'], capture='all', check=False, quiet=True).stdout else []
 		lines: Set[str] = set()
 		for f in self.tree.files:
-			if f.endswith(('.c', '.h')) and os.path.isfile(os.path.join(self.tree.path, f)):
+			if f.endswith(('.c', '.h')) and self._in_tree(f):
 				argv = ['scripts/kernel-doc', '-none', *wall, f]
-				out = run(argv, cwd=self.tree.path, capture='all', check=False).stdout
+				out = str(self.ex.run(Cmd.of(argv, cwd=self.tree.path, capture='all', check=False)).stdout)
 				lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l) for l in out.splitlines() if l)
-		with open(path, 'w') as fh:
-			fh.write(''.join(l + '\n' for l in sorted(lines)))
+		if not self.ex.dry:
+			with open(path, 'w') as fh:
+				fh.write(''.join(l + '\n' for l in sorted(lines)))
 		return path
+
+	def _in_tree(self, f: str) -> bool:
+		"""F is in the tree at its variant; a dry run without a tree yet
+		takes every file the series touches to be there."""
+		return self._no_tree_yet() or os.path.isfile(os.path.join(self.tree.path, f))
+
+	def _no_tree_yet(self) -> bool:
+		"""A dry run on a cold cache: what the tree decides (a Makefile's
+		objects, the files there) is taken as the series says."""
+		no_tree = self.ex.dry and not os.path.isdir(self.tree.path)
+		if no_tree and not self._said_no_tree:
+			self.ex.comment(f'{self.tree.path}: not there yet: every object and file the series touches taken '
+					'as built and present')
+			self._said_no_tree = True
+		return no_tree
 
 	def has_selftest(self) -> bool:
 		return any(f.startswith(SELFTEST + '/') for f in self.tree.files)
@@ -283,9 +327,12 @@ class StaticChecks:
 		"""The selftest built as CI systems build it, in the tree at
 		patched (the builds' output outside it)."""
 		out = os.path.join(self.tree.line_out, 'kselftest-check')
-		shutil.rmtree(out, ignore_errors=True)
+		if not self.ex.dry:
+			shutil.rmtree(out, ignore_errors=True)
 		for name, argv in kselftest_argvs(self.tree.path, out, self.opts.jobs):
-			run(argv, log=os.path.join(self.tree.logs, name + '.log'), what=name)
+			self.ex.run(Cmd.of(argv, log=os.path.join(self.tree.logs, name + '.log'), what=name))
+		if self.ex.dry:
+			return
 		bad = [elf_problem(os.path.join(out, f'{arch.name}-{cc}-{bits}', 'kselftest', 'connector', 'cn_proc_test'),
 				   arch, bits) for arch, cc, bits, _ in kselftest_builds()]
 		bad = [b for b in bad if b]
@@ -307,7 +354,7 @@ class StaticChecks:
 			if f.endswith('.c') and not f.startswith('tools/'):
 				o = f[:-2] + '.o'
 				mk = os.path.join(self.tree.path, os.path.dirname(f), 'Makefile')
-				if os.path.basename(o) in file_text(mk):
+				if self._no_tree_yet() or os.path.basename(o) in file_text(mk):
 					objs.append(o)
 		return objs
 
@@ -343,21 +390,28 @@ class StaticChecks:
 		objs = self._objects() if objs is None else objs
 		what = f'{arch_name} {flavour} {variant}: {" ".join(os.path.basename(o) for o in objs)}'
 		frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
-		key = self.check_id(arch, flavour, variant, frags, objs)
-		if cache_get('checks', key, out):
-			self._notes(what, out, objs, f' (from the cache, {key})')
-			return out
 		build = self.kernels.build_dir(arch, flavour)
+		if self.ex.dry:
+			self.ex.comment(f'{what}: unless the cache has its result')
+		else:
+			key = self.check_id(arch, flavour, variant, frags, objs)
+			if cache_get('checks', key, out):
+				self._notes(what, out, objs, f' (from the cache, {key})')
+				return out
 		configure(self.tree, build, arch, frags,
-			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs)
-		for o in objs:
-			if os.path.exists(os.path.join(build, o)):
-				os.remove(os.path.join(build, o))
-		shutil.rmtree(out, ignore_errors=True)
-		os.makedirs(out)
+			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs, self.ex)
 		log = os.path.join(out, 'log')
-		run(self.check_argv(arch, build, objs), log=log,
-		    what=f'{what} did not build')
+		if not self.ex.dry:
+			for o in objs:
+				if os.path.exists(os.path.join(build, o)):
+					os.remove(os.path.join(build, o))
+			shutil.rmtree(out, ignore_errors=True)
+			os.makedirs(out)
+		self.ex.run(Cmd.of(self.check_argv(arch, build, objs), log=log, what=f'{what} did not build'))
+		if self.ex.dry:
+			for o in objs:
+				self.ex.comment(f'{arch.cross_compile}objdump -dr {o} (in {build}) into {out}')
+			return out
 		warnings = set()
 		for l in file_text(log).splitlines():
 			if 'warning:' in l or 'error:' in l:
@@ -376,40 +430,6 @@ class StaticChecks:
 	def check_argv(self, arch: Arch, build: str, objs: List[str], check: str = '') -> List[str]:
 		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS,
 				  f'CHECK={check or self.sparse()}', *objs)
-
-	def dry_run(self) -> None:
-		"""The commands run_all() runs on the series, none run: checkpatch,
-		kernel-doc and the check builds, whose objects are those of the
-		touched .c files that the Makefiles build (here all of them: there
-		is no tree to read yet)."""
-		t, n = self.tree, self.line.name
-		show(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES))
-		wrapper = os.path.join(self.opts.out, 'sparse', 'sparse')
-		print(f'  # {wrapper}: sid\'s sparse through sid\'s loader (unless the cache has it unpacked)', flush=True)
-		for p in t.patches:
-			show(checkpatch_argv(p), t.path)
-		objs = [f[:-2] + '.o' for f in t.files if f.endswith('.c') and not f.startswith('tools/')]
-		same = [f[:-2] + '.o' for f in self.unchanged_by_base() if f.endswith('.c') and not f.startswith('tools/')]
-		arches = [(load_arch(a), self.kernels.build_dir(load_arch(a), f), f) for a, f in self.line.static_checks]
-		print(f'  # {n}: each .config (unless the cache has it)', flush=True)
-		for arch, build, flavour in arches:
-			frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
-			for argv in config_argvs(t.path, build + '.config', arch, frags, self.opts.jobs):
-				show(argv)
-		for variant in VARIANTS:
-			print(f'  # {n}: the tree at {variant}', flush=True)
-			if variant != 'base':
-				for f in (f for f in t.files if f.endswith(('.c', '.h'))):
-					show(['scripts/kernel-doc', '-none', '-Wall', f], t.path)
-			for arch, build, _ in arches:
-				argv = self.check_argv(arch, build, same if variant == 'base' else objs, wrapper)
-				show(argv)
-				for o in (same if variant == 'base' else objs):
-					show([arch.cross_compile + 'objdump', '-dr', o], build)
-		if self.has_selftest():
-			print(f'  # {n}: the selftest\'s builds, the tree at patched', flush=True)
-			for _, argv in kselftest_argvs(t.path, os.path.join(t.line_out, 'kselftest-check'), self.opts.jobs):
-				show(argv)
 
 	def _notes(self, what: str, out: str, objs: Sequence[str], suffix: str) -> None:
 		n = len(file_text(os.path.join(out, 'warnings')).splitlines())
@@ -444,48 +464,63 @@ class StaticChecks:
 			     f'({len(file_text(a).splitlines())} lines of objdump -dr)')
 
 	def run_all(self) -> None:
-		n = self.line.name
-		with stage(f'{n}: tags'):
-			self.tags()
-		with stage(f'{n}: tree'):
-			self.tree.prepare()
-		with self.tree.check_builds_only():
+		n, ex = self.line.name, self.ex
+		with ex.stage(f'{n}: tags'):
+			if ex.dry:
+				ex.comment('git interpret-trailers --parse of each patch\'s message')
+			else:
+				self.tags()
+		with ex.stage(f'{n}: tree'):
+			self.tree.prepare(ex)
+		with contextlib.nullcontext() if ex.dry else self.tree.check_builds_only():
 			self._run_all()
-		print(f'{n}: static checks clean', flush=True)
+		if not ex.dry:
+			print(f'{n}: static checks clean', flush=True)
 
 	def _run_all(self) -> None:
-		n = self.line.name
-		with stage(f'{n}: quilt round trip'):
-			self.quilt_round_trip()
-		with stage(f'{n}: git am'):
+		n, ex = self.line.name, self.ex
+		with ex.stage(f'{n}: quilt round trip'):
+			if ex.dry:
+				ex.comment('quilt push -a --fuzz=0, pop -a: every touched file as in the pristine source')
+			else:
+				self.quilt_round_trip()
+		with ex.stage(f'{n}: git am'):
 			self.git_am()
-		with stage(f'{n}: checkpatch --strict'):
+		with ex.stage(f'{n}: checkpatch --strict'):
 			self.checkpatch()
-		with stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
-			note(f'{self.sparse()}: sparse {output([self.sparse(), "--version"]).strip()}')
+		with ex.stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
+			check = self.sparse()
+			if not ex.dry:
+				note(f'{check}: sparse {output([check, "--version"]).strip()}')
 		same = self._objects(self.unchanged_by_base())
 		# (variant, 'kernel-doc'): its warnings; (variant, arch, flavour): the check build's directory
 		results: Dict[Tuple[str, ...], str] = {}
 		for variant in VARIANTS:
-			with stage(f'{n}: tree at {variant}'):
-				self.tree.move_to(variant)
+			with ex.stage(f'{n}: tree at {variant}'):
+				if not ex.dry:
+					self.tree.move_to(variant)
 			if variant != 'base':
-				with stage(f'{n}: kernel-doc {variant}'):
+				with ex.stage(f'{n}: kernel-doc {variant}'):
 					results[variant, 'kernel-doc'] = self.kerneldoc(variant)
 			for arch, flavour in self.line.static_checks:
 				objs = same if variant == 'base' else None
-				with stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
+				with ex.stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
 					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
 		if self.has_selftest():
-			with stage(f'{n}: the selftest\'s builds'):
-				self.tree.move_to('patched')
+			with ex.stage(f'{n}: the selftest\'s builds'):
+				if not ex.dry:
+					self.tree.move_to('patched')
 				self.kselftest_check()
-		with stage(f'{n}: kernel-doc: new warnings'):
+		if ex.dry:
+			ex.comment('then: no new kernel-doc, sparse or W=1 warning; base\'s code of '
+				   + ', '.join(same) + ' the pristine tree\'s')
+			return
+		with ex.stage(f'{n}: kernel-doc: new warnings'):
 			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])
 		for arch, flavour in self.line.static_checks:
-			with stage(f'{n}: {arch} {flavour}: new warnings'):
+			with ex.stage(f'{n}: {arch} {flavour}: new warnings'):
 				self.no_new(f'{arch} {flavour}', os.path.join(results['pristine', arch, flavour], 'warnings'),
 					    os.path.join(results['patched', arch, flavour], 'warnings'))
-			with stage(f'{n}: {arch} {flavour}: base\'s code of what the fix changes'):
+			with ex.stage(f'{n}: {arch} {flavour}: base\'s code of what the fix changes'):
 				self.same_code(f'{arch} {flavour}', results['pristine', arch, flavour],
 					       results['base', arch, flavour], same)

@@ -96,10 +96,14 @@ class OnePlan(HarnessCase):
 		printed = self.same('kunit')
 		self.assertTrue(any('kunit/kunit.py run ' in c for c in printed['']))
 
+	def test_static_checks(self):
+		printed = self.same('static-checks', KERNEL='all')
+		self.assertTrue(any(' C=2 W=1 ' in c for c in printed['']))
+
 	def test_check_steps_that_build_or_boot(self):
-		"""make check's litmus, kunit.py and boot test (the static checks
-		print their own)."""
-		self.same('check', steps=('litmus tests', 'kunit.py', 'boot test'), KERNEL='7.3', CONFIGS='smp2')
+		"""make check's steps: each one that runs a command."""
+		self.same('check', steps=('static checks', 'litmus tests', 'kunit.py', 'boot test'), KERNEL='7.3',
+			  CONFIGS='smp2')
 
 	def test_a_command_real_runs_differently_is_seen(self):
 		"""The comparison fails when Real does not run a Cmd as shown."""
