@@ -296,7 +296,7 @@ class StaticChecks:
 			wall = ['-Wall'] if '-Wall' in run([kd, '-h'], capture='all', check=False, quiet=True).stdout else []
 		lines: Set[str] = set()
 		for f in self.tree.files:
-			if f.endswith(('.c', '.h')) and self._in_tree(f):
+			if f.endswith(('.c', '.h')) and self._in_tree(f, variant):
 				argv = ['scripts/kernel-doc', '-none', *wall, f]
 				out = str(self.ex.run(Cmd.of(argv, cwd=self.tree.path, capture='all', check=False)).stdout)
 				lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l) for l in out.splitlines() if l)
@@ -305,10 +305,18 @@ class StaticChecks:
 				fh.write(''.join(l + '\n' for l in sorted(lines)))
 		return path
 
-	def _in_tree(self, f: str) -> bool:
-		"""F is in the tree at its variant; a dry run without a tree yet
-		takes every file the series touches to be there."""
-		return self._no_tree_yet() or os.path.isfile(os.path.join(self.tree.path, f))
+	def _in_tree(self, f: str, variant: str) -> bool:
+		"""F is in the tree at VARIANT (pristine or patched): a dry run,
+		which does not move the tree, reads it from the series (a file
+		one of its patches creates is not in the pristine tree)."""
+		if self.ex.dry:
+			return variant == 'patched' or f not in self._created()
+		return os.path.isfile(os.path.join(self.tree.path, f))
+
+	def _created(self) -> List[str]:
+		"""The files the series creates (its diffs from /dev/null)."""
+		return [f for p in self.tree.patches
+			for f in re.findall(r'^--- /dev/null\n\+\+\+ b/(\S+)', file_text(p), re.M)]
 
 	def _no_tree_yet(self) -> bool:
 		"""A dry run on a cold cache: what the tree decides (a Makefile's
