@@ -14,7 +14,9 @@
 #                       static checks, litmus tests, kunit.py, boot-test
 #   make litmus         the litmus tests (tests/litmus/) with herd7
 #   make kunit          kunit.py run --kunitconfig=kernel/time on x86_64 with
-#                       2 CPUs; every KUnit case of the series must run
+#                       2 CPUs, in the boot test's x86_64 kernel (its build
+#                       directory and .config); every KUnit case of the
+#                       series must run
 #   make bench          what the series and the designs it was chosen over
 #                       cost and keep (not part of check)
 #   make mutation       each mutant of the harness (tests/harness-mutants.toml)
