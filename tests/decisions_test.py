@@ -34,6 +34,7 @@ import harness_results  # noqa: E402
 import harness_config  # noqa: E402
 import harness_diffs  # noqa: E402
 import harness_kernel  # noqa: E402
+import harness_mutation  # noqa: E402
 import harness_guest  # noqa: E402
 import harness_kunit  # noqa: E402
 import harness_plan  # noqa: E402
@@ -120,7 +121,10 @@ class UnitTests(HarnessCase):
 		out = io.StringIO()
 		with mock.patch.object(harness_boot, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
 		     mock.patch.object(harness, 'cached_source', return_value=cached), \
-		     mock.patch.object(harness, 'run', run), contextlib.redirect_stdout(out):
+		     mock.patch.object(harness, 'run', run), contextlib.redirect_stdout(out), \
+		     mock.patch.object(harness_mutation, 'load_mutants', return_value=[]):
+			# load_mutants() not mocked, a mutant's copy (its original
+			# text gone) would fail this test: every mutant killed.
 			h = harness.Harness(harness_config.Options.parse(out=self.env['OUT']))
 			try:
 				status = h.unit_tests(required=required)
