@@ -725,6 +725,8 @@ class KselftestBuilds(unittest.TestCase):
 		self.assertNotEqual(self.elf(64, 62, 'x86_64', 32), '')
 		self.assertNotEqual(self.elf(32, 3, 'x86_64', 64), '')
 		self.assertNotEqual(self.elf(32, 62, 'x86_64', 32), '')
+		# The machine right, the class not: a 32-bit file of x86-64's e_machine.
+		self.assertNotEqual(self.elf(32, 62, 'x86_64', 64), '')
 		self.assertNotEqual(self.elf(64, 62, 'arm64', 64), '')
 		self.assertNotEqual(harness_static.elf_problem('/nonexistent/cn_proc_test',
 							       harness_config.load_arch('x86_64'), 64), '')
