@@ -18,7 +18,7 @@ import time
 from typing import Callable, Dict, List, Tuple
 
 sys.dont_write_bytecode = True
-from harness_config import (DEFAULT_ARCH, Boot, Options, kunit_cases, load_lines, load_runs,  # noqa: E402
+from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, Option, Options, kunit_cases, load_lines, load_runs,  # noqa: E402
 			    select_boots, select_lines, series_patches)
 from harness_kernel import Tree, cached_source, fetch_source  # noqa: E402
 import harness_boot  # noqa: E402
@@ -268,120 +268,100 @@ def shell_scripts() -> List[str]:
 		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', '.ci/run')]
 
 
-# The flags, each an Options field; the default -h shows is the field's.
-FLAGS = {
-	'kernel': ('LINES', 'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by '
-		   'default (check: all; with --ksrc, its version)'),
-	'ksrc': ('DIR', 'your own kernel tree instead of the Debian package; copied, never modified'),
-	'configs': ('RUNS', 'only these runs of configs/runs.toml, e.g. "smp2 rt"; every run by default'),
-	'arch': ('ARCH', 'only the runs that boot this architecture (configs/arch/ARCH.py); every one by default'),
-	'selftest_args': ('ARGS', "the selftest's load: -w workers, -n events, -t seconds"),
-	'out': ('DIR', 'where trees, builds, logs and results go'),
-	'jobs': ('N', 'make -j for kernel builds'),
-	'boot_timeout': ('SECONDS', 'seconds before a boot counts as hung'),
-	'debs_mirror': ('URL', "the Debian mirror; the machine's apt mirror by default"),
-	'clients_suite': ('SUITE', "the Debian suite of keepalived, extrace and cgrulesengd (sid's run beside them)"),
-	'bench_pairs': ('N', 'rounds of the storm, each booting every design once, in each accelerator mode'),
-	'bench_cpus': ('N', "the bench guests' CPUs"),
-	'storm_args': ('ARGS', "the storm's -w workers, -t seconds a round and -r rounds"),
-}
 # make check's steps that build or boot, which --dry-run shows; the
 # others (per-file diffs, unit tests) build and boot nothing.
 DRY_RUN_STEPS = ('static checks', 'litmus tests', 'kunit.py', 'boot test')
-NO_CACHE = ('use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, '
-	    'herd7 and guest program again, each replacing its entry')
-# Every command takes these; the others, those named.
-GENERAL = ('ksrc', 'out', 'jobs', 'debs_mirror', 'clients_suite')
-BOOTS = ('kernel', 'configs', 'arch', 'selftest_args', 'boot_timeout')
-COMMANDS: Dict[str, Tuple[Callable[[Harness], int], Tuple[str, ...], str]] = {
-	'boot-test': (Harness.boot_test, BOOTS + ('dry_run',),
-		      'build base and patched kernels, boot them in QEMU, print base vs patched'),
-	'boot': (Harness.boot_one, ('selftest_args', 'boot_timeout', 'dry_run'),
-		 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
-	'check': (Harness.check, BOOTS + ('dry_run',), 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, '
-		  'boot-test'),
-	'check-options': (lambda h: (h.boots(), 0)[1], BOOTS, 'check the options and configs/, do nothing else'),
-	'static-checks': (Harness.static_checks, ('kernel', 'dry_run'), "the static checks of each line's series"),
-	'litmus': (Harness.litmus, ('dry_run',), 'the litmus tests of tests/litmus/ with herd7'),
-	'kunit': (Harness.kunit, ('dry_run',), 'kunit.py run --kunitconfig=kernel/time on the newest line, x86_64 '
-		  'with 2 CPUs; every KUnit case of the series must run'),
-	'unit-tests': (Harness.unit_tests, (), "the harness's unit tests, the selftest's host test, shellcheck"),
-	'mutation': (Harness.mutation, (), 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
-	'bench': (Harness.bench, ('kernel', 'boot_timeout', 'bench_pairs', 'bench_cpus', 'storm_args', 'dry_run'),
-		  'what the series and the designs it was chosen over cost and keep'),
-	'file-diffs': (lambda h: h.file_diffs(check=False), (), 'write the per-file diffs of the series'),
-	'check-file-diffs': (lambda h: h.file_diffs(check=True), (), 'compare the per-file diffs with the series'),
-	'results': (Harness.results, (), "RESULTS, from the last run's tables"),
-	'mails': (Harness.mails, (), 'the series as mails for git send-email, From: and Signed-off-by: your git identity'),
+# Each command: what runs it, what it does. The options each takes are
+# harness_config.OPTIONS'.
+COMMANDS: Dict[str, Tuple[Callable[[Harness], int], str]] = {
+	'boot-test': (Harness.boot_test, 'build base and patched kernels, boot them in QEMU, print base vs patched'),
+	'boot': (Harness.boot_one, 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
+	'check': (Harness.check, 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, boot-test'),
+	'check-options': (lambda h: (h.boots(), 0)[1], 'check the options and configs/, do nothing else'),
+	'static-checks': (Harness.static_checks, "the static checks of each line's series"),
+	'litmus': (Harness.litmus, 'the litmus tests of tests/litmus/ with herd7'),
+	'kunit': (Harness.kunit, 'kunit.py run --kunitconfig=kernel/time on the newest line, x86_64 with 2 CPUs; '
+		  'every KUnit case of the series must run'),
+	'unit-tests': (Harness.unit_tests, "the harness's unit tests, the selftest's host test, shellcheck"),
+	'mutation': (Harness.mutation, 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
+	'bench': (Harness.bench, 'what the series and the designs it was chosen over cost and keep'),
+	'file-diffs': (lambda h: h.file_diffs(check=False), 'write the per-file diffs of the series'),
+	'check-file-diffs': (lambda h: h.file_diffs(check=True), 'compare the per-file diffs with the series'),
+	'results': (Harness.results, "RESULTS, from the last run's tables"),
+	'mails': (Harness.mails, 'the series as mails for git send-email, From: and Signed-off-by: your git identity'),
 }
+# Prints what the Makefile needs of OPTIONS (make_flags()); it reads no
+# option and no file of configs/.
+MAKE_FLAGS = 'make-flags'
 
 
-def every_option() -> str:
-	"""For -h: every flag, its default and the commands that take it."""
-	defaults = Options()
-	out = ['options (harness.py COMMAND -h for one command\'s):']
-	for f, (metavar, what) in FLAGS.items():
-		default = getattr(defaults, f)
-		default = ' '.join(default) if isinstance(default, tuple) else default
-		if f == 'jobs':
-			default = f'the number of CPUs, {default}'
-		cmds = 'every command' if f in GENERAL else ', '.join(c for c, (_, flags, _) in COMMANDS.items()
-									if f in flags)
-		out.append(f'  --{f.replace("_", "-")} {metavar}' + (f' (default: {default})' if default != '' else ''))
-		out.append(textwrap.fill(f'{what}; {cmds}', 78, initial_indent=' ' * 6, subsequent_indent=' ' * 6))
-	out.append('  --no-cache')
-	out.append(textwrap.fill(NO_CACHE + '; every command', 78, initial_indent=' ' * 6, subsequent_indent=' ' * 6))
-	out.append('  --dry-run')
-	out.append('      print every make and QEMU command, run none; '
-		   + ', '.join(c for c, (_, flags, _) in COMMANDS.items() if 'dry_run' in flags))
-	return '\n'.join(out)
+def options_of(command: str) -> List[Option]:
+	return [o for o in OPTIONS if o.commands is None or command in o.commands]
 
 
 def parser() -> argparse.ArgumentParser:
+	"""harness.py's flags, each command with the OPTIONS it takes. An
+	option not given is None: Options' default, not argparse's, holds."""
 	p = argparse.ArgumentParser(prog='harness.py', description=__doc__.split('\n\n')[0],
-				    epilog=every_option(), formatter_class=argparse.RawDescriptionHelpFormatter)
+				    epilog='harness.py COMMAND -h: the options of COMMAND, and their defaults')
 	sub = p.add_subparsers(dest='command', required=True, metavar='COMMAND')
-	defaults = Options()
-	for name, (_, flags, what) in COMMANDS.items():
+	for name, (_, what) in COMMANDS.items():
 		c = sub.add_parser(name, help=what, description=what)
 		if name == 'boot':
 			c.add_argument('line', metavar='LINE')
 			c.add_argument('run', metavar='RUN')
 			c.add_argument('variant', metavar='VARIANT', help='base, patched or a mutant')
-		for f in GENERAL + tuple(x for x in flags if x != 'dry_run'):
-			metavar, what = FLAGS[f]
-			default = getattr(defaults, f)
-			if isinstance(default, tuple):
-				default = ' '.join(default)
-			if f == 'jobs':
-				default = f'the number of CPUs, {default}'
-			c.add_argument('--' + f.replace('_', '-'), metavar=metavar,
-				       help=what + (f' (default: {default})' if default not in ('', None) else ''))
-		c.add_argument('--no-cache', action='store_true', help=NO_CACHE)
-		if 'dry_run' in flags:
-			c.add_argument('--dry-run', action='store_true',
-				       help='print every make and QEMU command it would run, run none')
+		for o in options_of(name):
+			help = o.help + (f' (default: {o.default})' if o.default else '')
+			if o.metavar:
+				c.add_argument(o.flag, metavar=o.metavar, type=o.type, help=help)
+			else:
+				c.add_argument(o.flag, action='store_true', default=None, help=help)
+	sub.add_parser(MAKE_FLAGS, help="the Makefile's variables, each VARIABLE:FLAG (FLAG= takes the value; "
+		       ":command-line, from make's command line only)")
 	return p
+
+
+def make_flags() -> str:
+	"""What the Makefile makes harness.py's flags from: each option as
+	VARIABLE:FLAG, FLAG ending in = where it takes the variable's value,
+	:command-line after it where only make's command line gives it."""
+	return ' '.join(f'{o.variable}:{o.flag}' + ('=' if o.metavar else '')
+			+ (':command-line' if o.command_line_only else '') for o in OPTIONS)
+
+
+def option_list() -> str:
+	"""The README's list of the options, as make variables."""
+	out = []
+	for o in OPTIONS:
+		cmds = ', '.join(o.commands) if o.commands else 'every command'
+		where = f'{cmds}; on make\'s command line only' if o.command_line_only else cmds
+		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')')
+		head = f'  {o.variable}={o.example}'
+		out += textwrap.wrap(text, 76, initial_indent=head.ljust(28) if len(head) < 28 else head + '   ',
+				     subsequent_indent=' ' * 28, break_on_hyphens=False)
+	return '\n'.join(out)
 
 
 def main(argv: List[str]) -> int:
 	try:
-		args = parser().parse_args(argv)
-	except SystemExit as e:		# -h, or a usage error (argparse has said it)
-		return e.code if isinstance(e.code, int) else 2
-	harness_util.STAGES.clear()
-	func, flags, _ = COMMANDS[args.command]
-	given = {f: getattr(args, f, None) for f in GENERAL + flags}
-	given['no_cache'] = args.no_cache
-	# check works on every line unless told otherwise.
-	if args.command == 'check' and not given['kernel'] and not given['ksrc']:
-		given['kernel'] = 'all'
-	try:
-		opts = Options.parse(**given)
+		try:
+			args = parser().parse_args(argv)
+		except SystemExit as e:		# -h, or a refused flag (argparse has said it)
+			return e.code if isinstance(e.code, int) else 2
+		if args.command == MAKE_FLAGS:
+			print(make_flags())
+			return 0
+		harness_util.STAGES.clear()
+		given = {o.name: getattr(args, o.name) for o in options_of(args.command) if getattr(args, o.name) is not None}
+		# check works on every line unless told otherwise.
+		if args.command == 'check' and not given.get('kernel') and not given.get('ksrc'):
+			given['kernel'] = 'all'
+		opts = Options(**given)
 		harness_util.bypass_cache(opts.no_cache)
 		h = Harness(opts,
 			    (args.line, args.run, args.variant) if args.command == 'boot' else ('', '', ''))
-		return func(h)
+		return COMMANDS[args.command][0](h)
 	except HarnessError as e:
 		print(f'error: {e}', file=sys.stderr, flush=True)
 		return 1

@@ -125,7 +125,7 @@ class UnitTests(HarnessCase):
 		     mock.patch.object(harness_mutation, 'load_mutants', return_value=[]):
 			# load_mutants() not mocked, a mutant's copy (its original
 			# text gone) would fail this test: every mutant killed.
-			h = harness.Harness(harness_config.Options.parse(out=self.env['OUT']))
+			h = harness.Harness(harness_config.Options(out=self.env['OUT']))
 			try:
 				status = h.unit_tests(required=required)
 			except HarnessError:
@@ -1032,12 +1032,12 @@ class NoCache(unittest.TestCase):
 			with open(os.path.join(d, 'id'), 'w') as f:
 				f.write('k1\n')
 			self.assertTrue(kernels.fetch_cached(base))
-			opts.no_cache = True
+			kernels.opts = harness_config.dataclasses.replace(opts, no_cache=True)
 			self.assertFalse(kernels.fetch_cached(base))
 
 	def test_a_tree_is_copied_afresh_once(self):
 		tree, opts = fake_tree(self)
-		opts.no_cache = True
+		opts = tree.opts = harness_config.dataclasses.replace(opts, no_cache=True)
 		copies = []
 
 		def run(argv, **kw):
