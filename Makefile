@@ -22,7 +22,8 @@
 #                       cost and keep (not part of check)
 #   make mutation       each mutant of the harness (tests/harness-mutants.toml)
 #                       alone against its unit tests; all must be killed
-#                       (not part of check)
+#                       (not part of check); MUTANTS="words" only those
+#                       whose what has the words, e.g. a change's own
 #   make static-checks, unit-tests, file-diffs, check-file-diffs
 #   make results        RESULTS, from the last run's tables
 #   make mails          the series as mails for git send-email in $(OUT)/mails,

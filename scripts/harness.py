@@ -278,10 +278,11 @@ def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 
 
 def mutation_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	"""Each mutant of tests/harness-mutants.toml alone against the unit
-	tests; the newest line's kunit_parser is required (fetched)."""
+	"""Each mutant of tests/harness-mutants.toml (those --mutants selects)
+	alone against the unit tests; the newest line's kunit_parser is
+	required (fetched)."""
 	import harness_mutation
-	mutants = harness_mutation.load_mutants()
+	mutants = harness_mutation.select(harness_mutation.load_mutants(), opts.mutants)
 	src = newest_source(opts, lines, ex)
 	return harness_mutation.mutation(os.path.join(src, KUNIT_TOOL), opts.jobs, mutants)
 

@@ -277,6 +277,7 @@ class Options:
 	bench_pairs: int = 10
 	bench_cpus: int = 2
 	storm_args: Tuple[str, ...] = ('-w', '4', '-t', '3', '-r', '3')
+	mutants: Tuple[str, ...] = ()	# words each mutant make mutation runs has in its what; () is every mutant
 	dry_run: bool = False
 	no_cache: bool = False
 
@@ -348,6 +349,9 @@ OPTIONS = (
 	Option('storm_args', 'ARGS', '"-w 4 -t 3 -r 3"',
 	       "the storm's -w workers, -t seconds a round and -r rounds, for each of its three listener states",
 	       getopt_numbers(STORM_OPTIONS), ('bench',)),
+	Option('mutants', 'WORDS', '"kunit cache"',
+	       "only the mutants of tests/harness-mutants.toml whose what has each of these words (in any case), "
+	       "as a change's own; every one by default", words, ('mutation',)),
 	Option('dry_run', '', '1', 'print every make, kunit.py and QEMU command line it would run, run none',
 	       commands=DRY_RUN_COMMANDS),
 	Option('no_cache', '', '1',

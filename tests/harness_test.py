@@ -34,6 +34,7 @@ import harness  # noqa: E402
 import harness_boot  # noqa: E402
 import harness_config  # noqa: E402
 import harness_kernel  # noqa: E402
+import harness_mutation  # noqa: E402
 import harness_guest  # noqa: E402
 import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
@@ -177,6 +178,19 @@ class Options(HarnessCase):
 		for name, value in (('JOBS', '0'), ('BOOT_TIMEOUT', 'x'), ('BENCH_PAIRS', '0'), ('BENCH_CPUS', '-1'),
 				    ('DEBS_MIRROR', 'ftp://x'), ('CLIENTS_SUITE', 'Bookworm!')):
 			self.refused('bench', f'argument --{name.lower().replace("_", "-")}: {value}', **{name: value})
+
+	def test_mutants_selects_the_mutants_whose_what_has_each_word(self):
+		mutants = [harness_mutation.Mutant('f', 'a', 'b', what) for what in
+			   ('kunit.py: the cache key', 'kunit.py: a skipped case passes', 'Cache keys: kunit.py')]
+		self.assertEqual([m.what for m in harness_mutation.select(mutants, ('kunit', 'CACHE'))],
+				 ['kunit.py: the cache key', 'Cache keys: kunit.py'])
+		self.assertEqual(harness_mutation.select(mutants, ()), mutants)
+		with self.assertRaises(HarnessError):
+			harness_mutation.select(mutants, ('kunit', 'no-such-word'))
+
+	def test_mutants_that_select_none_are_refused_before_anything_is_fetched(self):
+		self.refused('mutation', 'no mutant', MUTANTS='no-such-word')
+		self.refused('boot-test', 'unrecognized arguments: --mutants', MUTANTS='kunit')
 
 	def test_the_readmes_option_list_is_the_table(self):
 		readme = harness_util.file_text(os.path.join(TOP, 'README'))
