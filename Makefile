@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # cn_proc ordered timestamps: the series, its tests and the harness. Each
-# target is one command of scripts/harness.py (run "scripts/harness.py -h"),
+# target is one command of scripts/harness.py (run "scripts/harness.py -h";
+# the variables are the README's option list),
 # after make setup:
 #
 #   make boot-test      build base (the series' first patch) and patched (the
@@ -21,7 +22,8 @@
 #                       cost and keep (not part of check)
 #   make mutation       each mutant of the harness (tests/harness-mutants.toml)
 #                       alone against its unit tests; all must be killed
-#                       (not part of check)
+#                       (not part of check); MUTANTS="words" only those
+#                       whose what has the words, e.g. a change's own
 #   make static-checks, unit-tests, file-diffs, check-file-diffs
 #   make results        RESULTS, from the last run's tables
 #   make mails          the series as mails for git send-email in $(OUT)/mails,
@@ -32,23 +34,25 @@
 #   make clean          remove $(OUT)
 
 OUT ?= out
-# Each variable, where set (on make's command line or in the environment),
-# becomes the harness's flag of that name; nothing else reaches it. ARCH
-# only from make's command line: an ARCH in the environment is kbuild's,
-# and no make the harness runs gets make's (configs/arch/ gives it).
-flag = $(if $($(1)),--$(2)='$($(1))')
-FLAGS = $(call flag,KERNEL,kernel) $(call flag,KSRC,ksrc) $(call flag,CONFIGS,configs) \
-	$(if $(filter command line,$(origin ARCH)),$(call flag,ARCH,arch)) \
-	$(call flag,SELFTEST_ARGS,selftest-args) $(call flag,OUT,out) $(call flag,JOBS,jobs) \
-	$(call flag,BOOT_TIMEOUT,boot-timeout) $(call flag,DEBS_MIRROR,debs-mirror) \
-	$(call flag,CLIENTS_SUITE,clients-suite) $(call flag,BENCH_PAIRS,bench-pairs) \
-	$(call flag,BENCH_CPUS,bench-cpus) $(call flag,STORM_ARGS,storm-args) \
-	$(if $(DRY_RUN),--dry-run) $(if $(NO_CACHE),--no-cache)
-unexport ARCH KERNEL KSRC CONFIGS SELFTEST_ARGS OUT JOBS BOOT_TIMEOUT DEBS_MIRROR CLIENTS_SUITE \
-	BENCH_PAIRS BENCH_CPUS STORM_ARGS DRY_RUN NO_CACHE
-MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
-
 HARNESS = scripts/harness.py
+# Each variable, where set (on make's command line or in the environment),
+# becomes the harness's flag of that name; nothing else reaches it. The
+# variables are the harness's options (OPTIONS of scripts/harness_config.py),
+# each VARIABLE:FLAG, FLAG= taking the value, :command-line after it where
+# only make's command line gives it: ARCH, as an ARCH in the environment is
+# kbuild's, and no make the harness runs gets make's (configs/arch/ gives it).
+OPTIONS := $(shell $(HARNESS) make-flags)
+ifeq ($(OPTIONS),)
+$(error $(HARNESS) make-flags printed no options)
+endif
+option_field = $(word $(2),$(subst :, ,$(1)))
+option_given = $(and $($(call option_field,$(1),1)),$(if $(call option_field,$(1),3),$(filter command line,$(origin $(call option_field,$(1),1))),set))
+option_flag = $(call option_field,$(1),2)$(if $(filter %=,$(call option_field,$(1),2)),'$($(call option_field,$(1),1))')
+FLAGS = $(foreach o,$(OPTIONS),$(if $(call option_given,$(o)),$(call option_flag,$(o))))
+OPTION_VARIABLES := $(foreach o,$(OPTIONS),$(call option_field,$(o),1))
+unexport $(OPTION_VARIABLES)
+MAKEOVERRIDES := $(filter-out $(foreach o,$(OPTIONS),$(if $(call option_field,$(o),3),$(call option_field,$(o),1)=%)),$(MAKEOVERRIDES))
+
 
 # The commands share trees and build directories: one at a time.
 .NOTPARALLEL:

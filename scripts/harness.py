@@ -7,10 +7,10 @@ configs/ is checked before anything is fetched or built.
 """
 
 import argparse
+import dataclasses
 import datetime
 import os
 import re
-import shlex
 import shutil
 import sys
 import textwrap
@@ -18,16 +18,16 @@ import time
 from typing import Callable, Dict, List, Tuple
 
 sys.dont_write_bytecode = True
-from harness_config import (DEFAULT_ARCH, Boot, Options, kunit_cases, load_lines, load_runs,  # noqa: E402
-			    select_boots, select_lines, series_patches)
-from harness_kernel import Tree, cached_source, fetch_source  # noqa: E402
+from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, Line, Option, Options, Run, load_lines,  # noqa: E402
+			    load_runs, select_boots, select_lines)
+from harness_kernel import cached_source, fetch_source  # noqa: E402
 import harness_boot  # noqa: E402
 from harness_boot import KUNIT_TOOL  # noqa: E402
-from harness_plan import Cmd, Dry, Real  # noqa: E402
+from harness_plan import Cmd, Dry, Executor, Real  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_get, cache_key, cache_put, file_text, note,  # noqa: E402
-			  output, run, show, stage, stage_summary)
+from harness_util import (SCRIPTS, TOP, HarnessError, file_text, note, run, stage,  # noqa: E402
+			  stage_summary)
 
 
 def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
@@ -40,227 +40,256 @@ def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
 		os.path.join(connector, 'event_check.c')]
 
 
-class Harness:
-	"""What one command works on, checked whole when it is made."""
+@dataclasses.dataclass(frozen=True)
+class Lines:
+	"""The kernel lines and runs of configs/, and the lines a command works
+	on, checked whole when they are loaded."""
+	every: List[Line]	# configs/lines.toml's, the newest first
+	chosen: List[Line]	# --kernel's (or --ksrc's)
+	runs: List[Run]		# configs/runs.toml's
 
-	def __init__(self, opts: Options, target: Tuple[str, str, str] = ('', '', '')):
-		self.opts = opts
-		self.target = target	# boot's LINE RUN VARIANT
-		self.all_lines = load_lines()
-		self.newest = self.all_lines[0]
-		self.lines = select_lines(self.opts, self.all_lines)
-		self.runs = load_runs(self.all_lines)
-		# What runs the commands: the real run's or the dry run's executor.
-		self.ex = Dry() if opts.dry_run else Real()
-		os.makedirs(os.path.join(self.opts.out, 'logs'), exist_ok=True)
+	@classmethod
+	def load(cls, opts: Options) -> 'Lines':
+		every = load_lines()
+		return cls(every, select_lines(opts, every), load_runs(every))
 
-	def boots(self) -> Dict[str, List[Boot]]:
-		return select_boots(self.runs, self.lines, self.opts)
+	@property
+	def newest(self) -> Line:
+		return self.every[0]
 
-	def newest_source(self, fetch: bool = True) -> str:
-		"""The newest line's pristine source (harness_boot.newest_source()),
-		or, unless FETCH, the one in the cache, '' if it is not there."""
-		if fetch:
-			return harness_boot.newest_source(self.opts, self.lines, self.newest, self.ex)
-		if self.opts.ksrc and self.lines[0].name == self.newest.name:
-			return os.path.realpath(self.opts.ksrc)
-		return cached_source(self.newest) or ''
+	def boots(self, opts: Options) -> Dict[str, List[Boot]]:
+		"""The boots of the chosen lines that --configs and --arch select."""
+		return select_boots(self.runs, self.chosen, opts)
 
-	def boot_test(self) -> int:
-		return harness_boot.boot_test(self.opts, self.lines, self.boots(), self.newest, self.ex)
 
-	def boot_one(self) -> int:
-		"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
-		name, run, variant = self.target
-		line = [l for l in self.all_lines if l.name == name]
-		if not line:
-			raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in self.all_lines)}')
-		boots = [b for b in select_boots(self.runs, line, Options(configs=(run,)))[name] if b.variant == variant]
-		if not boots:
-			raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
-		return harness_boot.boot_one(self.opts, line[0], boots, self.lines, self.newest, self.ex)
+def newest_source(opts: Options, lines: Lines, ex: Executor) -> str:
+	"""The newest line's pristine source (harness_boot.newest_source())."""
+	return harness_boot.newest_source(opts, lines.chosen, lines.newest, ex)
 
-	# static checks, unit tests, file diffs --------------------------
 
-	def static_checks(self) -> int:
-		from harness_static import StaticChecks
-		return harness_boot.each_line(self.lines, 'static checks',
-					      lambda line: StaticChecks(line, self.opts, self.newest.name, self.ex).run_all(),
-					      self.ex)
+def cached_newest_source(opts: Options, lines: Lines) -> str:
+	"""The newest line's pristine source from KSRC or the cache, '' if it
+	is in neither (nothing is fetched)."""
+	if opts.ksrc and lines.chosen[0].name == lines.newest.name:
+		return os.path.realpath(opts.ksrc)
+	return cached_source(lines.newest) or ''
 
-	def unit_tests(self, required: bool = False) -> int:
-		"""The selftest's host test, the harness's unit tests, its mutants
-		held against the code, mypy, shellcheck.
-		What needs the newest line's source (the kselftest headers,
-		kunit_parser) takes it from KSRC or the cache, where make check
-		(REQUIRED) has fetched it; make unit-tests alone fetches nothing and
-		says SKIPPED, with the count, for what it cannot run."""
-		src = self.newest_source(fetch=required)
-		skipped = []
-		with stage('selftest checks on crafted streams'):
-			if not src:
-				skipped.append('the selftest host test')
-			else:
-				work = os.path.join(self.opts.out, 'unit')
-				shutil.rmtree(work, ignore_errors=True)
-				os.makedirs(work)
-				run(selftest_host_test_argv(os.path.join(src, 'tools/testing/selftests'), work))
-				run([os.path.join(work, 'event_check_test')])
-		with stage('the harness, the log parser, litmus and bench reports (unittest)'):
-			env = {'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
-			log = os.path.join(self.opts.out, 'logs', 'unit-tests.log')
-			run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(TOP, 'tests'),
-			     '-p', '*_test.py'], env=env, log=log, what='the unit tests')
-			summary = file_text(log).strip().splitlines()
-			note(' '.join(summary[-3:]))
-			n = re.search(r'skipped=(\d+)', summary[-1] if summary else '')
-			if n and required:
-				raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): make check skips none')
-			if n:
-				skipped.append(f'{n.group(1)} unit tests')
-		with stage('the mutants of tests/harness-mutants.toml fit the code'):
-			# Each one's original text once in its file, or make mutation
-			# could not apply it (a test of this inside the unit tests would
-			# kill every mutant).
-			import harness_mutation
-			note(f'{len(harness_mutation.load_mutants())} mutants')
-		with stage('mypy (scripts/mypy.ini, as kunit_tool\'s run_checks.py)'):
-			run(['mypy', '--config-file', os.path.join(SCRIPTS, 'mypy.ini'), SCRIPTS])
-		with stage('shellcheck'):
-			run(['shellcheck', '-x', *shell_scripts()])
-		if skipped:
-			print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {self.newest.name} and no '
-			      f'{self.newest.package} in the cache (make check fetches it)', flush=True)
-		print('unit tests: passed', flush=True)
-		return 0
 
-	def file_diffs(self, check: bool) -> int:
-		import harness_diffs
-		return harness_diffs.file_diffs(self.newest, fetch_source(self.newest, self.opts), check)
+# The commands' handlers, as kunit.py's: typed inputs handed to the module
+# that does the work; 0 if the command passed.
 
-	def mails(self) -> int:
-		"""The newest line's series as mails in the poster's name
-		(harness_mails.py)."""
-		import harness_mails
-		return harness_mails.mails(self.newest, self.newest_source, self.opts.out)
+def boot_test_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	return harness_boot.boot_test(opts, lines.chosen, lines.boots(opts), lines.newest, ex)
 
-	# kunit.py ---------------------------------------------------------
 
-	def kunit(self) -> int:
-		import harness_kunit
-		return harness_kunit.kunit(self.opts, self.newest, self.ex)
+def boot_handler(opts: Options, lines: Lines, ex: Executor, name: str, run: str, variant: str) -> int:
+	"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
+	line = [l for l in lines.every if l.name == name]
+	if not line:
+		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in lines.every)}')
+	boots = [b for b in select_boots(lines.runs, line, Options(configs=(run,)))[name] if b.variant == variant]
+	if not boots:
+		raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
+	return harness_boot.boot_one(opts, line[0], boots, lines.chosen, lines.newest, ex)
 
-	# litmus ---------------------------------------------------------
 
-	def litmus(self) -> int:
-		"""litmus.py run, which prints each herd7 command as it runs it,
-		on the newest line's memory model."""
-		tree = self.newest_source()
-		with self.ex.stage('litmus tests (herd7)'):
-			return self.ex.run(Cmd.of([sys.executable, os.path.join(SCRIPTS, 'litmus.py'), 'run', '--tree', tree,
-						   '--jobs', str(self.opts.jobs)], check=False)).returncode
+def check_options_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	lines.boots(opts)
+	return 0
 
-	# check ----------------------------------------------------------
 
-	def check(self) -> int:
-		"""Each step in turn, the first that fails ends it; the time of
-		every stage at the end, passed or not."""
-		start = time.monotonic()
-		self.boots()	# the selection, checked before anything is fetched
-		if self.opts.dry_run:
-			for name, step in self.check_steps():
-				print(f'# make check: {name}', flush=True)
-				if name in DRY_RUN_STEPS:
-					step()
-			return 0
-		try:
-			for name, step in self.check_steps():
-				with stage(f'make check: {name}'):
-					if step() != 0:
-						raise HarnessError(f'make check: {name} failed')
-		finally:
-			print('\nstage times:\n' + '\n'.join(stage_summary()), flush=True)
-		s = int(time.monotonic() - start)
-		what = ' '.join(filter(None, [f'KERNEL={self.opts.kernel or "all"}',
-					      f'KSRC={self.opts.ksrc}' if self.opts.ksrc else '',
-					      f'CONFIGS={" ".join(self.opts.configs)}' if self.opts.configs else '',
-					      f'ARCH={self.opts.arch}' if self.opts.arch else '']))
-		msg = f'make check ({what}): passed in {s // 60}m{s % 60}s'
-		print(msg, flush=True)
-		with open(os.path.join(self.opts.out, 'check.time'), 'w') as f:
-			f.write(msg + '\n')
-		return 0
+def static_checks_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	from harness_static import StaticChecks
+	return harness_boot.each_line(lines.chosen, 'static checks',
+				      lambda line: StaticChecks(line, opts, lines.newest.name, ex).run_all(), ex)
 
-	def check_steps(self) -> List[Tuple[str, Callable[[], int]]]:
-		"""make check's steps, in order: (name, the step)."""
-		return [('per-file diffs', lambda: self.file_diffs(check=True)),
-			('unit tests', lambda: self.unit_tests(required=True)),
-			('static checks', self.static_checks),
-			('litmus tests', self.litmus),
-			('kunit.py', self.kunit),
-			('boot test', self.boot_test)]
 
-	# results --------------------------------------------------------
-
-	def results(self) -> int:
-		commit = os.path.join(self.opts.out, 'commit')
-		tables = []
-		for line in self.all_lines:
-			d = os.path.join(self.opts.out, line.name, 'results')
-			# The default architecture's table first.
-			for name in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda n: (n != DEFAULT_ARCH + '.md', n)):
-				t = os.path.join(d, name)
-				# Not an older run's.
-				if name.endswith('.md') and os.path.isfile(commit) and os.path.getmtime(t) >= os.path.getmtime(commit):
-					tables.append(t)
-		if not tables:
-			raise HarnessError(f'no results in {self.opts.out}: run make boot-test or make check first')
-		when = datetime.datetime.utcfromtimestamp(os.path.getmtime(tables[0])).strftime('%Y-%m-%d')
-		out = ['Results of the last run', '=======================', '',
-		       f'Generated by make results on {datetime.datetime.utcnow():%Y-%m-%d} from {self.opts.out};',
-		       f'the boots ran on {when}, at commit {file_text(commit).strip()},',
-		       f'{os.cpu_count()} cpus.',
-		       'Each cell is base / patched: base is the tree with the series\' first',
-		       'patch (ktime_stamp_ns(), called by nothing; cn_proc as in the pristine',
-		       'tree), patched the whole series; see configs/runs.toml for what each',
-		       'run boots and expects.']
-		kernels = harness_results.kernels_tested([file_text(t) for t in tables])
-		if kernels:
-			out += ['', kernels]
-		ct = os.path.join(self.opts.out, 'check.time')
-		if os.path.isfile(ct):
-			out += ['', file_text(ct).strip()]
-		for t in tables:
-			out += ['', file_text(t).strip()]
-		# make bench's report, when the same OUT has one.
-		bench = os.path.join(self.opts.out, 'bench', 'report.md')
-		if os.path.isfile(bench):
-			bc = os.path.join(self.opts.out, 'bench', 'commit')
-			if os.path.isfile(bc):
-				out += ['', f'make bench ran at commit {file_text(bc).strip()}.']
-			out += ['', file_text(bench).strip()]
-		with open(os.path.join(TOP, 'RESULTS'), 'w') as f:
-			f.write('\n'.join(out) + '\n')
-		note('wrote RESULTS')
-		return 0
-
-	# mutation -------------------------------------------------------
-
-	def mutation(self) -> int:
-		"""Each mutant of tests/harness-mutants.toml alone against the unit
-		tests; the newest line's kunit_parser is required (fetched)."""
+def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False) -> int:
+	"""The selftest's host test, the harness's unit tests, its mutants
+	held against the code, mypy, shellcheck.
+	What needs the newest line's source (the kselftest headers,
+	kunit_parser) takes it from KSRC or the cache, where make check
+	(REQUIRED) has fetched it; make unit-tests alone fetches nothing and
+	says SKIPPED, with the count, for what it cannot run."""
+	src = newest_source(opts, lines, ex) if required else cached_newest_source(opts, lines)
+	skipped = []
+	with stage('selftest checks on crafted streams'):
+		if not src:
+			skipped.append('the selftest host test')
+		else:
+			work = os.path.join(opts.out, 'unit')
+			shutil.rmtree(work, ignore_errors=True)
+			os.makedirs(work)
+			run(selftest_host_test_argv(os.path.join(src, 'tools/testing/selftests'), work))
+			run([os.path.join(work, 'event_check_test')])
+	with stage('the harness, the log parser, litmus and bench reports (unittest)'):
+		env = {'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
+		log = os.path.join(opts.out, 'logs', 'unit-tests.log')
+		run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(TOP, 'tests'),
+		     '-p', '*_test.py'], env=env, log=log, what='the unit tests')
+		summary = file_text(log).strip().splitlines()
+		note(' '.join(summary[-3:]))
+		n = re.search(r'skipped=(\d+)', summary[-1] if summary else '')
+		if n and required:
+			raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): make check skips none')
+		if n:
+			skipped.append(f'{n.group(1)} unit tests')
+	with stage('the mutants of tests/harness-mutants.toml fit the code'):
+		# Each one's original text once in its file, or make mutation
+		# could not apply it (a test of this inside the unit tests would
+		# kill every mutant).
 		import harness_mutation
-		mutants = harness_mutation.load_mutants()
-		src = self.newest_source()
-		return harness_mutation.mutation(os.path.join(src, KUNIT_TOOL), self.opts.jobs, mutants)
+		note(f'{len(harness_mutation.load_mutants())} mutants')
+	with stage('mypy (scripts/mypy.ini, as kunit_tool\'s run_checks.py)'):
+		run(['mypy', '--config-file', os.path.join(SCRIPTS, 'mypy.ini'), SCRIPTS])
+	with stage('shellcheck'):
+		run(['shellcheck', '-x', *shell_scripts()])
+	if skipped:
+		print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {lines.newest.name} and no '
+		      f'{lines.newest.package} in the cache (make check fetches it)', flush=True)
+	print('unit tests: passed', flush=True)
+	return 0
 
-	# bench ----------------------------------------------------------
 
-	def bench(self) -> int:
-		import harness_bench
-		return harness_bench.bench(self.opts, self.lines, self.newest, self.ex)
+def unit_tests_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	return unit_tests(opts, lines, ex)
 
 
+def file_diffs(opts: Options, lines: Lines, check: bool) -> int:
+	import harness_diffs
+	return harness_diffs.file_diffs(lines.newest, fetch_source(lines.newest, opts), check)
+
+
+def file_diffs_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	return file_diffs(opts, lines, check=False)
+
+
+def check_file_diffs_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	return file_diffs(opts, lines, check=True)
+
+
+def mails_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	"""The newest line's series as mails in the poster's name
+	(harness_mails.py), whose identity is refused before anything is
+	fetched."""
+	import harness_mails
+	poster = harness_mails.the_poster()
+	return harness_mails.mails(lines.newest, newest_source(opts, lines, ex), opts.out, poster)
+
+
+def kunit_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	import harness_kunit
+	return harness_kunit.kunit(opts, lines.newest, ex)
+
+
+def litmus_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	"""litmus.py run, which prints each herd7 command as it runs it,
+	on the newest line's memory model."""
+	tree = newest_source(opts, lines, ex)
+	with ex.stage('litmus tests (herd7)'):
+		return ex.run(Cmd.of([sys.executable, os.path.join(SCRIPTS, 'litmus.py'), 'run', '--tree', tree,
+				      '--jobs', str(opts.jobs)], check=False)).returncode
+
+
+def check_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	"""Each step in turn, the first that fails ends it; the time of
+	every stage at the end, passed or not."""
+	start = time.monotonic()
+	lines.boots(opts)	# the selection, checked before anything is fetched
+	if ex.dry:
+		for name, step in check_steps():
+			print(f'# make check: {name}', flush=True)
+			if name in DRY_RUN_STEPS:
+				step(opts, lines, ex)
+		return 0
+	try:
+		for name, step in check_steps():
+			with stage(f'make check: {name}'):
+				if step(opts, lines, ex) != 0:
+					raise HarnessError(f'make check: {name} failed')
+	finally:
+		print('\nstage times:\n' + '\n'.join(stage_summary()), flush=True)
+	s = int(time.monotonic() - start)
+	what = ' '.join(filter(None, [f'KERNEL={opts.kernel or "all"}',
+				      f'KSRC={opts.ksrc}' if opts.ksrc else '',
+				      f'CONFIGS={" ".join(opts.configs)}' if opts.configs else '',
+				      f'ARCH={opts.arch}' if opts.arch else '']))
+	msg = f'make check ({what}): passed in {s // 60}m{s % 60}s'
+	print(msg, flush=True)
+	with open(os.path.join(opts.out, 'check.time'), 'w') as f:
+		f.write(msg + '\n')
+	return 0
+
+
+Handler = Callable[[Options, Lines, Executor], int]
+
+
+def check_steps() -> List[Tuple[str, Handler]]:
+	"""make check's steps, in order: (name, the step)."""
+	return [('per-file diffs', lambda opts, lines, ex: file_diffs(opts, lines, check=True)),
+		('unit tests', lambda opts, lines, ex: unit_tests(opts, lines, ex, required=True)),
+		('static checks', static_checks_handler),
+		('litmus tests', litmus_handler),
+		('kunit.py', kunit_handler),
+		('boot test', boot_test_handler)]
+
+
+def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	commit = os.path.join(opts.out, 'commit')
+	tables = []
+	for line in lines.every:
+		d = os.path.join(opts.out, line.name, 'results')
+		# The default architecture's table first.
+		for name in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda n: (n != DEFAULT_ARCH + '.md', n)):
+			t = os.path.join(d, name)
+			# Not an older run's.
+			if name.endswith('.md') and os.path.isfile(commit) and os.path.getmtime(t) >= os.path.getmtime(commit):
+				tables.append(t)
+	if not tables:
+		raise HarnessError(f'no results in {opts.out}: run make boot-test or make check first')
+	when = datetime.datetime.utcfromtimestamp(os.path.getmtime(tables[0])).strftime('%Y-%m-%d')
+	out = ['Results of the last run', '=======================', '',
+	       f'Generated by make results on {datetime.datetime.utcnow():%Y-%m-%d} from {opts.out};',
+	       f'the boots ran on {when}, at commit {file_text(commit).strip()},',
+	       f'{os.cpu_count()} cpus.',
+	       'Each cell is base / patched: base is the tree with the series\' first',
+	       'patch (ktime_stamp_ns(), called by nothing; cn_proc as in the pristine',
+	       'tree), patched the whole series; see configs/runs.toml for what each',
+	       'run boots and expects.']
+	kernels = harness_results.kernels_tested([file_text(t) for t in tables])
+	if kernels:
+		out += ['', kernels]
+	ct = os.path.join(opts.out, 'check.time')
+	if os.path.isfile(ct):
+		out += ['', file_text(ct).strip()]
+	for t in tables:
+		out += ['', file_text(t).strip()]
+	# make bench's report, when the same OUT has one.
+	bench = os.path.join(opts.out, 'bench', 'report.md')
+	if os.path.isfile(bench):
+		bc = os.path.join(opts.out, 'bench', 'commit')
+		if os.path.isfile(bc):
+			out += ['', f'make bench ran at commit {file_text(bc).strip()}.']
+		out += ['', file_text(bench).strip()]
+	with open(os.path.join(TOP, 'RESULTS'), 'w') as f:
+		f.write('\n'.join(out) + '\n')
+	note('wrote RESULTS')
+	return 0
+
+
+def mutation_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	"""Each mutant of tests/harness-mutants.toml (those --mutants selects)
+	alone against the unit tests; the newest line's kunit_parser is
+	required (fetched)."""
+	import harness_mutation
+	mutants = harness_mutation.select(harness_mutation.load_mutants(), opts.mutants)
+	src = newest_source(opts, lines, ex)
+	return harness_mutation.mutation(os.path.join(src, KUNIT_TOOL), opts.jobs, mutants)
+
+
+def bench_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	import harness_bench
+	return harness_bench.bench(opts, lines.chosen, lines.newest, ex)
 
 
 def shell_scripts() -> List[str]:
@@ -268,120 +297,105 @@ def shell_scripts() -> List[str]:
 		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', '.ci/run')]
 
 
-# The flags, each an Options field; the default -h shows is the field's.
-FLAGS = {
-	'kernel': ('LINES', 'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by '
-		   'default (check: all; with --ksrc, its version)'),
-	'ksrc': ('DIR', 'your own kernel tree instead of the Debian package; copied, never modified'),
-	'configs': ('RUNS', 'only these runs of configs/runs.toml, e.g. "smp2 rt"; every run by default'),
-	'arch': ('ARCH', 'only the runs that boot this architecture (configs/arch/ARCH.py); every one by default'),
-	'selftest_args': ('ARGS', "the selftest's load: -w workers, -n events, -t seconds"),
-	'out': ('DIR', 'where trees, builds, logs and results go'),
-	'jobs': ('N', 'make -j for kernel builds'),
-	'boot_timeout': ('SECONDS', 'seconds before a boot counts as hung'),
-	'debs_mirror': ('URL', "the Debian mirror; the machine's apt mirror by default"),
-	'clients_suite': ('SUITE', "the Debian suite of keepalived, extrace and cgrulesengd (sid's run beside them)"),
-	'bench_pairs': ('N', 'rounds of the storm, each booting every design once, in each accelerator mode'),
-	'bench_cpus': ('N', "the bench guests' CPUs"),
-	'storm_args': ('ARGS', "the storm's -w workers, -t seconds a round and -r rounds"),
-}
 # make check's steps that build or boot, which --dry-run shows; the
 # others (per-file diffs, unit tests) build and boot nothing.
 DRY_RUN_STEPS = ('static checks', 'litmus tests', 'kunit.py', 'boot test')
-NO_CACHE = ('use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, '
-	    'herd7 and guest program again, each replacing its entry')
-# Every command takes these; the others, those named.
-GENERAL = ('ksrc', 'out', 'jobs', 'debs_mirror', 'clients_suite')
-BOOTS = ('kernel', 'configs', 'arch', 'selftest_args', 'boot_timeout')
-COMMANDS: Dict[str, Tuple[Callable[[Harness], int], Tuple[str, ...], str]] = {
-	'boot-test': (Harness.boot_test, BOOTS + ('dry_run',),
-		      'build base and patched kernels, boot them in QEMU, print base vs patched'),
-	'boot': (Harness.boot_one, ('selftest_args', 'boot_timeout', 'dry_run'),
-		 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
-	'check': (Harness.check, BOOTS + ('dry_run',), 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, '
-		  'boot-test'),
-	'check-options': (lambda h: (h.boots(), 0)[1], BOOTS, 'check the options and configs/, do nothing else'),
-	'static-checks': (Harness.static_checks, ('kernel', 'dry_run'), "the static checks of each line's series"),
-	'litmus': (Harness.litmus, ('dry_run',), 'the litmus tests of tests/litmus/ with herd7'),
-	'kunit': (Harness.kunit, ('dry_run',), 'kunit.py run --kunitconfig=kernel/time on the newest line, x86_64 '
-		  'with 2 CPUs; every KUnit case of the series must run'),
-	'unit-tests': (Harness.unit_tests, (), "the harness's unit tests, the selftest's host test, shellcheck"),
-	'mutation': (Harness.mutation, (), 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
-	'bench': (Harness.bench, ('kernel', 'boot_timeout', 'bench_pairs', 'bench_cpus', 'storm_args', 'dry_run'),
-		  'what the series and the designs it was chosen over cost and keep'),
-	'file-diffs': (lambda h: h.file_diffs(check=False), (), 'write the per-file diffs of the series'),
-	'check-file-diffs': (lambda h: h.file_diffs(check=True), (), 'compare the per-file diffs with the series'),
-	'results': (Harness.results, (), "RESULTS, from the last run's tables"),
-	'mails': (Harness.mails, (), 'the series as mails for git send-email, From: and Signed-off-by: your git identity'),
+# Each command: what runs it, what it does. The options each takes are
+# harness_config.OPTIONS'.
+COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
+	'boot-test': (boot_test_handler, 'build base and patched kernels, boot them in QEMU, print base vs patched'),
+	'boot': (boot_handler, 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
+	'check': (check_handler, 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, boot-test'),
+	'check-options': (check_options_handler, 'check the options and configs/, do nothing else'),
+	'static-checks': (static_checks_handler, "the static checks of each line's series"),
+	'litmus': (litmus_handler, 'the litmus tests of tests/litmus/ with herd7'),
+	'kunit': (kunit_handler, 'kunit.py run --kunitconfig=kernel/time on the newest line, x86_64 with 2 CPUs; '
+		  'every KUnit case of the series must run'),
+	'unit-tests': (unit_tests_handler, "the harness's unit tests, the selftest's host test, shellcheck"),
+	'mutation': (mutation_handler, 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
+	'bench': (bench_handler, 'what the series and the designs it was chosen over cost and keep'),
+	'file-diffs': (file_diffs_handler, 'write the per-file diffs of the series'),
+	'check-file-diffs': (check_file_diffs_handler, 'compare the per-file diffs with the series'),
+	'results': (results_handler, "RESULTS, from the last run's tables"),
+	'mails': (mails_handler, 'the series as mails for git send-email, From: and Signed-off-by: your git identity'),
 }
+# Prints what the Makefile needs of OPTIONS (make_flags()); it reads no
+# option and no file of configs/.
+MAKE_FLAGS = 'make-flags'
 
 
-def every_option() -> str:
-	"""For -h: every flag, its default and the commands that take it."""
-	defaults = Options()
-	out = ['options (harness.py COMMAND -h for one command\'s):']
-	for f, (metavar, what) in FLAGS.items():
-		default = getattr(defaults, f)
-		default = ' '.join(default) if isinstance(default, tuple) else default
-		if f == 'jobs':
-			default = f'the number of CPUs, {default}'
-		cmds = 'every command' if f in GENERAL else ', '.join(c for c, (_, flags, _) in COMMANDS.items()
-									if f in flags)
-		out.append(f'  --{f.replace("_", "-")} {metavar}' + (f' (default: {default})' if default != '' else ''))
-		out.append(textwrap.fill(f'{what}; {cmds}', 78, initial_indent=' ' * 6, subsequent_indent=' ' * 6))
-	out.append('  --no-cache')
-	out.append(textwrap.fill(NO_CACHE + '; every command', 78, initial_indent=' ' * 6, subsequent_indent=' ' * 6))
-	out.append('  --dry-run')
-	out.append('      print every make and QEMU command, run none; '
-		   + ', '.join(c for c, (_, flags, _) in COMMANDS.items() if 'dry_run' in flags))
-	return '\n'.join(out)
+def options_of(command: str) -> List[Option]:
+	return [o for o in OPTIONS if o.commands is None or command in o.commands]
 
 
 def parser() -> argparse.ArgumentParser:
+	"""harness.py's flags, each command with the OPTIONS it takes. An
+	option not given is None: Options' default, not argparse's, holds."""
 	p = argparse.ArgumentParser(prog='harness.py', description=__doc__.split('\n\n')[0],
-				    epilog=every_option(), formatter_class=argparse.RawDescriptionHelpFormatter)
+				    epilog='harness.py COMMAND -h: the options of COMMAND, and their defaults')
 	sub = p.add_subparsers(dest='command', required=True, metavar='COMMAND')
-	defaults = Options()
-	for name, (_, flags, what) in COMMANDS.items():
+	for name, (_, what) in COMMANDS.items():
 		c = sub.add_parser(name, help=what, description=what)
 		if name == 'boot':
 			c.add_argument('line', metavar='LINE')
 			c.add_argument('run', metavar='RUN')
 			c.add_argument('variant', metavar='VARIANT', help='base, patched or a mutant')
-		for f in GENERAL + tuple(x for x in flags if x != 'dry_run'):
-			metavar, what = FLAGS[f]
-			default = getattr(defaults, f)
-			if isinstance(default, tuple):
-				default = ' '.join(default)
-			if f == 'jobs':
-				default = f'the number of CPUs, {default}'
-			c.add_argument('--' + f.replace('_', '-'), metavar=metavar,
-				       help=what + (f' (default: {default})' if default not in ('', None) else ''))
-		c.add_argument('--no-cache', action='store_true', help=NO_CACHE)
-		if 'dry_run' in flags:
-			c.add_argument('--dry-run', action='store_true',
-				       help='print every make and QEMU command it would run, run none')
+		for o in options_of(name):
+			help = o.help + (f' (default: {o.default})' if o.default else '')
+			if o.metavar:
+				c.add_argument(o.flag, metavar=o.metavar, type=o.type, help=help)
+			else:
+				c.add_argument(o.flag, action='store_true', default=None, help=help)
+	sub.add_parser(MAKE_FLAGS, help="the Makefile's variables, each VARIABLE:FLAG (FLAG= takes the value; "
+		       ":command-line, from make's command line only)")
 	return p
+
+
+def make_flags() -> str:
+	"""What the Makefile makes harness.py's flags from: each option as
+	VARIABLE:FLAG, FLAG ending in = where it takes the variable's value,
+	:command-line after it where only make's command line gives it."""
+	return ' '.join(f'{o.variable}:{o.flag}' + ('=' if o.metavar else '')
+			+ (':command-line' if o.command_line_only else '') for o in OPTIONS)
+
+
+def option_list() -> str:
+	"""The README's list of the options, as make variables."""
+	out = []
+	for o in OPTIONS:
+		cmds = ', '.join(o.commands) if o.commands else 'every command'
+		where = f'{cmds}; on make\'s command line only' if o.command_line_only else cmds
+		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')')
+		head = f'  {o.variable}={o.example}'
+		out += textwrap.wrap(text, 76, initial_indent=head.ljust(28) if len(head) < 28 else head + '   ',
+				     subsequent_indent=' ' * 28, break_on_hyphens=False)
+	return '\n'.join(out)
 
 
 def main(argv: List[str]) -> int:
 	try:
-		args = parser().parse_args(argv)
-	except SystemExit as e:		# -h, or a usage error (argparse has said it)
-		return e.code if isinstance(e.code, int) else 2
-	harness_util.STAGES.clear()
-	func, flags, _ = COMMANDS[args.command]
-	given = {f: getattr(args, f, None) for f in GENERAL + flags}
-	given['no_cache'] = args.no_cache
-	# check works on every line unless told otherwise.
-	if args.command == 'check' and not given['kernel'] and not given['ksrc']:
-		given['kernel'] = 'all'
-	try:
-		opts = Options.parse(**given)
+		try:
+			args = parser().parse_args(argv)
+		except SystemExit as e:		# -h, or a refused flag (argparse has said it)
+			return e.code if isinstance(e.code, int) else 2
+		if args.command == MAKE_FLAGS:
+			print(make_flags())
+			return 0
+		harness_util.STAGES.clear()
+		given = {o.name: getattr(args, o.name) for o in options_of(args.command) if getattr(args, o.name) is not None}
+		# check works on every line unless told otherwise.
+		if args.command == 'check' and not given.get('kernel') and not given.get('ksrc'):
+			given['kernel'] = 'all'
+		opts = Options(**given)
 		harness_util.bypass_cache(opts.no_cache)
-		h = Harness(opts,
-			    (args.line, args.run, args.variant) if args.command == 'boot' else ('', '', ''))
-		return func(h)
+		lines = Lines.load(opts)
+		# What runs the commands: the real run's or the dry run's executor.
+		ex = Dry() if opts.dry_run else Real()
+		os.makedirs(os.path.join(opts.out, 'logs'), exist_ok=True)
+		handler = COMMANDS[args.command][0]
+		if args.command == 'boot':
+			return handler(opts, lines, ex, args.line, args.run, args.variant)
+		return handler(opts, lines, ex)
 	except HarnessError as e:
 		print(f'error: {e}', file=sys.stderr, flush=True)
 		return 1

@@ -16,12 +16,13 @@ anything is fetched or built:
 Every rule about these (defaults, syntax, what goes with what) is here.
 """
 
+import argparse
 import dataclasses
 import importlib.util
 import os
 import re
 import tomllib
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch, Kernel
 from harness_util import TOP, HarnessError, file_text
@@ -184,34 +185,73 @@ def _flavour(where: str, name: str) -> str:
 
 
 # Options ----------------------------------------------------------------
+#
+# Each option is one row of OPTIONS: harness.py's argparse flags (and so
+# -h), the Makefile's variables (harness.py make-flags) and the README's
+# option list are all made from it. A row's type, argparse's type=, checks
+# and converts the value as given, raising ArgumentTypeError with what is
+# accepted; what depends on configs/ as a whole (the lines, the runs) is
+# checked by select_lines() and select_boots().
 
-def _positive(name: str, value: str) -> int:
+def positive(value: str) -> int:
+	"""A count: a whole number, at least 1."""
 	if not re.fullmatch(r'[1-9][0-9]*', value):
-		raise HarnessError(f'{name} {value}: a whole number, at least 1')
+		raise argparse.ArgumentTypeError(f'{value}: a whole number, at least 1')
 	return int(value)
 
 
-def parse_getopt_numbers(name: str, value: str, letters: str) -> List[str]:
-	"""VALUE as the options of a program whose getopt() takes -L NUMBER for
-	each of LETTERS, every NUMBER at least 1: the words, or HarnessError
-	naming what the program would refuse."""
-	words = value.split()
-	i = 0
-	while i < len(words):
-		m = re.fullmatch(r'-([a-z])(.*)', words[i])
-		if not m or m.group(1) not in letters:
-			raise HarnessError(f'{name} "{value}": {words[i]} is not one of '
-					   + ' '.join(f'-{l} N' for l in letters))
-		num = m.group(2)
-		if not num:
+def getopt_numbers(letters: str) -> Callable[[str], Tuple[str, ...]]:
+	"""The type of the options of a program whose getopt() takes -L NUMBER
+	for each of LETTERS, every NUMBER at least 1: the words, or
+	ArgumentTypeError naming what the program would refuse."""
+	def parse(value: str) -> Tuple[str, ...]:
+		words = value.split()
+		i = 0
+		while i < len(words):
+			m = re.fullmatch(r'-([a-z])(.*)', words[i])
+			if not m or m.group(1) not in letters:
+				raise argparse.ArgumentTypeError(f'"{value}": {words[i]} is not one of '
+								 + ' '.join(f'-{l} N' for l in letters))
+			num = m.group(2)
+			if not num:
+				i += 1
+				if i == len(words):
+					raise argparse.ArgumentTypeError(f'"{value}": -{m.group(1)} needs a number')
+				num = words[i]
+			if not re.fullmatch(r'[1-9][0-9]*', num):
+				raise argparse.ArgumentTypeError(f'"{value}": -{m.group(1)} {num}: a whole number, at least 1')
 			i += 1
-			if i == len(words):
-				raise HarnessError(f'{name} "{value}": -{m.group(1)} needs a number')
-			num = words[i]
-		if not re.fullmatch(r'[1-9][0-9]*', num):
-			raise HarnessError(f'{name} "{value}": -{m.group(1)} {num}: a whole number, at least 1')
-		i += 1
-	return words
+		return tuple(words)
+	return parse
+
+
+def booting_arch(value: str) -> str:
+	if value and value not in booting_arches():
+		raise argparse.ArgumentTypeError(f'{value}: not an architecture the boot test boots: '
+						 + ' '.join(booting_arches()))
+	return value
+
+
+def words(value: str) -> Tuple[str, ...]:
+	return tuple(value.split())
+
+
+def out_dir(value: str) -> Optional[str]:
+	"""An absolute path; '' is the default."""
+	return os.path.realpath(value) if value else None
+
+
+def http_url(value: str) -> str:
+	if value and not re.fullmatch(r'https?://[^\s"\']+', value):
+		raise argparse.ArgumentTypeError(f'{value}: not an http(s) URL')
+	return value
+
+
+def debian_suite(value: str) -> Optional[str]:
+	"""A Debian suite's name; '' is the default."""
+	if value and not re.fullmatch(r'[a-z][a-z0-9-]*', value):
+		raise argparse.ArgumentTypeError(f'{value}: not a Debian suite name')
+	return value or None
 
 
 # The selftest's and the storm's getopt() options.
@@ -219,11 +259,11 @@ SELFTEST_OPTIONS = 'wnt'	# workers, events, seconds
 STORM_OPTIONS = 'wtr'		# workers, seconds per round, rounds
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Options:
-	"""The options of one command (scripts/harness.py's flags, which the
-	Makefile's variables become), checked whole. The defaults here are
-	the only ones: -h prints them from these fields."""
+	"""The options of one command, typed and checked (OPTIONS, the flags
+	of harness.py, made them). The defaults here are the only ones: -h and
+	the README show them from these fields."""
 	kernel: str = ''		# the lines; '' is the newest (check: all)
 	ksrc: str = ''
 	configs: Tuple[str, ...] = ()	# runs of configs/runs.toml; () is every one
@@ -237,42 +277,87 @@ class Options:
 	bench_pairs: int = 10
 	bench_cpus: int = 2
 	storm_args: Tuple[str, ...] = ('-w', '4', '-t', '3', '-r', '3')
+	mutants: Tuple[str, ...] = ()	# words each mutant make mutation runs has in its what; () is every mutant
 	dry_run: bool = False
 	no_cache: bool = False
 
-	@classmethod
-	def parse(cls, **given: Optional[str]) -> 'Options':
-		"""Options from the flags GIVEN (strings as on the command line,
-		None for one not given), or HarnessError naming the first that
-		cannot be honoured."""
-		o = cls()
-		g = {k: v for k, v in given.items() if v is not None}
-		unknown = set(g) - {f.name for f in dataclasses.fields(cls)}
-		assert not unknown, unknown
-		o.kernel = g.get('kernel', o.kernel).strip()
-		o.ksrc = g.get('ksrc', o.ksrc)
-		o.configs = tuple(g['configs'].split()) if 'configs' in g else o.configs
-		o.arch = g.get('arch', o.arch)
-		if o.arch and o.arch not in booting_arches():
-			raise HarnessError(f'--arch {o.arch}: not an architecture the boot test boots: '
-					   + ' '.join(booting_arches()))
-		if 'selftest_args' in g:
-			o.selftest_args = tuple(parse_getopt_numbers('--selftest-args', g['selftest_args'], SELFTEST_OPTIONS))
-		o.out = os.path.realpath(g.get('out') or o.out)
-		for name in ('jobs', 'boot_timeout', 'bench_pairs', 'bench_cpus'):
-			if name in g:
-				setattr(o, name, _positive('--' + name.replace('_', '-'), g[name]))
-		o.debs_mirror = g.get('debs_mirror', o.debs_mirror)
-		if o.debs_mirror and not re.fullmatch(r'https?://[^\s"\']+', o.debs_mirror):
-			raise HarnessError(f'--debs-mirror {o.debs_mirror}: not an http(s) URL')
-		o.clients_suite = g.get('clients_suite') or o.clients_suite
-		if not re.fullmatch(r'[a-z][a-z0-9-]*', o.clients_suite):
-			raise HarnessError(f'--clients-suite {o.clients_suite}: not a Debian suite name')
-		if 'storm_args' in g:
-			o.storm_args = tuple(parse_getopt_numbers('--storm-args', g['storm_args'], STORM_OPTIONS))
-		o.dry_run = bool(g.get('dry_run', o.dry_run))
-		o.no_cache = bool(g.get('no_cache', o.no_cache))
-		return o
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+	"""One option: the flag --NAME (_ as -) of harness.py, an Options
+	field, and the make variable NAME in capitals."""
+	name: str
+	metavar: str			# '' for a switch, which takes no value
+	example: str			# the README's VARIABLE=EXAMPLE
+	help: str
+	type: Callable[[str], Any] = str	# argparse's type=: the value checked and converted
+	commands: Optional[Tuple[str, ...]] = None	# the commands that take it; None: every one
+	shown_default: str = ''		# the default as -h and the README say it, where the field's is not that
+	# Taken from make's command line only, never from the environment.
+	command_line_only: bool = False
+
+	@property
+	def flag(self) -> str:
+		return '--' + self.name.replace('_', '-')
+
+	@property
+	def variable(self) -> str:
+		return self.name.upper()
+
+	@property
+	def default(self) -> str:
+		"""The default as -h and the README say it, '' for none to say."""
+		if self.shown_default:
+			return self.shown_default
+		value = getattr(Options(), self.name)
+		if isinstance(value, bool):
+			return ''
+		return ' '.join(value) if isinstance(value, tuple) else str(value)
+
+
+# The commands that take an option, where not every one does.
+BOOTING_COMMANDS = ('boot-test', 'check', 'check-options')
+DRY_RUN_COMMANDS = ('boot-test', 'boot', 'check', 'static-checks', 'litmus', 'kunit', 'bench')
+OPTIONS = (
+	Option('kernel', 'LINES', '7.3|6.12|6.1|all',
+	       'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by default (check: all; with '
+	       '--ksrc, its version); bench takes one line', str.strip, BOOTING_COMMANDS + ('static-checks', 'bench')),
+	Option('ksrc', 'DIR', '/path/to/linux',
+	       'your own kernel tree instead of the Debian package; copied, never modified; the series whose base '
+	       'matches its version is used (--kernel, if given, must be that version); if it is the newest line, '
+	       'kunit_parser, the kselftest headers and the kselftest build system of boot-test come from it too'),
+	Option('configs', 'RUNS', '"smp2 rt"',
+	       'only these runs of configs/runs.toml, every run by default: each must be a run of a chosen line, '
+	       'and each chosen line must keep at least one run', words, BOOTING_COMMANDS),
+	Option('arch', 'ARCH', 'x86_64|arm64',
+	       'only the runs that boot this architecture (configs/arch/ARCH.py), with the same rule; every one by '
+	       'default', booting_arch, BOOTING_COMMANDS, command_line_only=True),
+	Option('selftest_args', 'ARGS', '"-n 50000 -t 60"',
+	       "the selftest's load: -w workers, -n events, -t seconds, each a number of at least 1 (in the guest, "
+	       'KSELFTEST_CN_PROC_TEST_ARGS)', getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot',)),
+	Option('out', 'DIR', '/path', 'where trees, builds, logs and results go', out_dir, shown_default='out at the top of the tree'),
+	Option('jobs', 'N', 'N', 'make -j for kernel builds', positive, shown_default='the number of CPUs'),
+	Option('boot_timeout', 'SECONDS', '300', 'seconds before a boot counts as hung', positive,
+	       BOOTING_COMMANDS + ('boot', 'bench')),
+	Option('debs_mirror', 'URL', 'URL', "the Debian mirror; the machine's apt mirror by default", http_url),
+	Option('clients_suite', 'SUITE', 'bookworm',
+	       "the Debian suite of keepalived, extrace and cgrulesengd (sid's keepalived and cgrulesengd run "
+	       'beside them)', debian_suite),
+	Option('bench_pairs', 'N', '10',
+	       'rounds of the storm, each booting every design once, in each accelerator mode', positive, ('bench',)),
+	Option('bench_cpus', 'N', '2', "the bench guests' CPUs", positive, ('bench',)),
+	Option('storm_args', 'ARGS', '"-w 4 -t 3 -r 3"',
+	       "the storm's -w workers, -t seconds a round and -r rounds, for each of its three listener states",
+	       getopt_numbers(STORM_OPTIONS), ('bench',)),
+	Option('mutants', 'WORDS', '"kunit cache"',
+	       "only the mutants of tests/harness-mutants.toml whose what has each of these words (in any case), "
+	       "as a change's own; every one by default", words, ('mutation',)),
+	Option('dry_run', '', '1', 'print every make, kunit.py and QEMU command line it would run, run none',
+	       commands=DRY_RUN_COMMANDS),
+	Option('no_cache', '', '1',
+	       'use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, herd7 and '
+	       'guest program again, each replacing its entry'),
+)
 
 
 def select_lines(opts: Options, lines: List[Line]) -> List[Line]:

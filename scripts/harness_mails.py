@@ -27,6 +27,7 @@ local commit, which no maintainer has. The mails here are what b4 send
 and git send-email send.
 """
 
+import dataclasses
 import email.message
 import email.parser
 import email.utils
@@ -34,7 +35,7 @@ import os
 import re
 import shutil
 import subprocess
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from harness_config import Line, series_patches
 from harness_kernel import patch_files
@@ -211,15 +212,27 @@ def check_mails(src: str, files: List[str], mails: List[str], scratch: str, iden
 	git(scratch, 'am', '-q', *mails[1:], ident=ident, what='git am of the mails on the pristine files')
 
 
-def mails(line: Line, source: Callable[[], str], out: str, repo: str = TOP) -> int:
-	"""The identity first, refused before anything is fetched; then the
-	line's pristine tree (SOURCE()), the mails and their checks."""
+@dataclasses.dataclass(frozen=True)
+class Poster:
+	ident: Identity		# the poster's, git's
+	placeholder: Identity	# the patches', the cover letter's
+
+
+def the_poster(repo: str = TOP) -> Poster:
+	"""Who posts the mails: git's identity in REPO, refused (HarnessError)
+	if it is missing or the placeholder's; make mails asks first, before
+	anything is fetched."""
 	ph = placeholder()
 	ident = poster(repo, ph)
 	note(f'posting as {fmt(ident)}')
-	src = source()
-	written = write_mails(line, src, out, ident, ph)
-	check_mails(src, patch_files(series_patches(line.series_dir)), written, os.path.join(out, 'mails-am'), ident)
+	return Poster(ident, ph)
+
+
+def mails(line: Line, src: str, out: str, who: Poster) -> int:
+	"""LINE's series as mails from WHO, on its pristine tree SRC, and
+	their checks."""
+	written = write_mails(line, src, out, who.ident, who.placeholder)
+	check_mails(src, patch_files(series_patches(line.series_dir)), written, os.path.join(out, 'mails-am'), who.ident)
 	note(f'checkpatch --strict clean and git am applies them on Linux {line.name} ({src})')
 	print(f'mails: {os.path.dirname(written[0])}', flush=True)
 	print(f'  send them with: git send-email {os.path.dirname(written[0])}/*.patch', flush=True)

@@ -69,6 +69,15 @@ def load_mutants(path: str = MUTANTS) -> List[Mutant]:
 	return out
 
 
+def select(mutants: Sequence[Mutant], words: Sequence[str]) -> List[Mutant]:
+	"""The MUTANTS whose what has each of WORDS, in any case (every one
+	for no word); HarnessError if that is none, which would pass."""
+	chosen = [m for m in mutants if all(w.lower() in m.what.lower() for w in words)]
+	if not chosen:
+		raise HarnessError(f'--mutants "{" ".join(words)}": no mutant\'s what has these words')
+	return chosen
+
+
 def copy_tree(dest: str) -> None:
 	shutil.copytree(TOP, dest, symlinks=True,
 			ignore=lambda d, names: [n for n in names if d == TOP and n in NOT_COPIED])

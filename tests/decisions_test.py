@@ -59,20 +59,21 @@ def completed(argv, returncode=0, stdout=''):
 
 class Check(HarnessCase):
 	"""make check: every step, in order, the first failure ends it."""
-	STEPS = ['file_diffs', 'unit_tests', 'static_checks', 'litmus', 'kunit', 'boot_test']
+	STEPS = ['file_diffs', 'unit_tests', 'static_checks_handler', 'litmus_handler', 'kunit_handler',
+		 'boot_test_handler']
 
 	def check(self, fail=None):
 		self.calls = []
 
 		def step(name):
-			def f(h, **kwargs):
+			def f(opts, lines, *args, **kwargs):
 				self.calls.append((name, kwargs))
-				self.lines = [l.name for l in h.lines]
+				self.lines = [l.name for l in lines.chosen]
 				return 1 if name == fail else 0
 			return f
 		with contextlib.ExitStack() as stack:
 			for name in self.STEPS:
-				stack.enter_context(mock.patch.object(harness.Harness, name, step(name)))
+				stack.enter_context(mock.patch.object(harness, name, step(name)))
 			status, out = self.harness('check', commands=True)
 		return status, out
 
@@ -125,9 +126,9 @@ class UnitTests(HarnessCase):
 		     mock.patch.object(harness_mutation, 'load_mutants', return_value=[]):
 			# load_mutants() not mocked, a mutant's copy (its original
 			# text gone) would fail this test: every mutant killed.
-			h = harness.Harness(harness_config.Options.parse(out=self.env['OUT']))
+			opts = harness_config.Options(out=self.env['OUT'])
 			try:
-				status = h.unit_tests(required=required)
+				status = harness.unit_tests(opts, harness.Lines.load(opts), harness_plan.Real(), required=required)
 			except HarnessError:
 				status = None
 		return status, fetch.called, out.getvalue()
@@ -1017,7 +1018,7 @@ class NoCache(unittest.TestCase):
 
 	def test_the_flag_bypasses_the_cache(self):
 		for argv, bypassed in ((['litmus', '--no-cache'], True), (['litmus'], False)):
-			with mock.patch.object(harness, 'Harness', side_effect=HarnessError('stop')), quiet(), \
+			with mock.patch.object(harness.Lines, 'load', side_effect=HarnessError('stop')), quiet(), \
 			     contextlib.redirect_stderr(io.StringIO()):
 				self.assertEqual(harness.main(argv), 1)
 			self.assertIs(harness_util._bypass, bypassed)
@@ -1034,12 +1035,12 @@ class NoCache(unittest.TestCase):
 			with open(os.path.join(d, 'id'), 'w') as f:
 				f.write('k1\n')
 			self.assertTrue(kernels.fetch_cached(base))
-			opts.no_cache = True
+			kernels.opts = harness_config.dataclasses.replace(opts, no_cache=True)
 			self.assertFalse(kernels.fetch_cached(base))
 
 	def test_a_tree_is_copied_afresh_once(self):
 		tree, opts = fake_tree(self)
-		opts.no_cache = True
+		opts = tree.opts = harness_config.dataclasses.replace(opts, no_cache=True)
 		copies = []
 
 		def run(argv, **kw):

@@ -18,6 +18,7 @@ import json
 import multiprocessing
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,7 @@ import harness  # noqa: E402
 import harness_boot  # noqa: E402
 import harness_config  # noqa: E402
 import harness_kernel  # noqa: E402
+import harness_mutation  # noqa: E402
 import harness_guest  # noqa: E402
 import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
@@ -150,8 +152,8 @@ class Options(HarnessCase):
 		self.assertEqual(status, 0, out)
 
 	def test_an_architecture_that_does_not_boot_is_refused(self):
-		self.refused('boot-test', '--arch mips', ARCH='mips')
-		self.refused('check', '--arch i386', ARCH='i386')
+		self.refused('boot-test', 'argument --arch: mips', ARCH='mips')
+		self.refused('check', 'argument --arch: i386', ARCH='i386')
 
 	def test_arch_that_leaves_a_chosen_line_no_run_is_refused(self):
 		self.refused('boot-test', '--arch arm64', KERNEL='6.1', ARCH='arm64')
@@ -175,29 +177,64 @@ class Options(HarnessCase):
 	def test_numeric_and_other_options_are_checked(self):
 		for name, value in (('JOBS', '0'), ('BOOT_TIMEOUT', 'x'), ('BENCH_PAIRS', '0'), ('BENCH_CPUS', '-1'),
 				    ('DEBS_MIRROR', 'ftp://x'), ('CLIENTS_SUITE', 'Bookworm!')):
-			self.refused('bench', f'--{name.lower().replace("_", "-")} {value}', **{name: value})
+			self.refused('bench', f'argument --{name.lower().replace("_", "-")}: {value}', **{name: value})
 
-	def test_every_option_is_a_make_variable_in_the_readme(self):
-		options = harness_util.file_text(os.path.join(TOP, 'README'))
-		options = options[options.index('\nOptions'):options.index('\nOther targets')]
-		makefile = harness_util.file_text(os.path.join(TOP, 'Makefile'))
-		for f in harness.FLAGS:
-			v = f.upper()
-			self.assertRegex(options, rf'\n +{v}=', f'{v} is not in the README\'s option list')
-			self.assertIn(f"flag,{v},{f.replace('_', '-')})", makefile, f'the Makefile does not map {v}')
+	def test_mutants_selects_the_mutants_whose_what_has_each_word(self):
+		mutants = [harness_mutation.Mutant('f', 'a', 'b', what) for what in
+			   ('kunit.py: the cache key', 'kunit.py: a skipped case passes', 'Cache keys: kunit.py')]
+		self.assertEqual([m.what for m in harness_mutation.select(mutants, ('kunit', 'CACHE'))],
+				 ['kunit.py: the cache key', 'Cache keys: kunit.py'])
+		self.assertEqual(harness_mutation.select(mutants, ()), mutants)
+		with self.assertRaises(HarnessError):
+			harness_mutation.select(mutants, ('kunit', 'no-such-word'))
 
-	def test_help_lists_every_option_with_its_default(self):
+	def test_mutants_that_select_none_are_refused_before_anything_is_fetched(self):
+		# load_mutants() mocked: in a mutant's copy, where that mutant's
+		# original text is gone, it would fail this test for every mutant.
+		with mock.patch.object(harness_mutation, 'load_mutants',
+				       return_value=[harness_mutation.Mutant('f', 'a', 'b', 'kunit.py: x')]):
+			self.refused('mutation', 'no mutant', MUTANTS='no-such-word')
+		self.refused('boot-test', 'unrecognized arguments: --mutants', MUTANTS='kunit')
+
+	def test_the_readmes_option_list_is_the_table(self):
+		readme = harness_util.file_text(os.path.join(TOP, 'README'))
+		self.assertIn('\n\n' + harness.option_list() + '\n\n', readme,
+			      "the README's option list is not harness.option_list(): paste it")
+
+	def make_flags(self, environment=None, **variables):
+		"""The flags make gives harness.py for VARIABLES on its command
+		line (and ENVIRONMENT), as make -n prints them."""
+		env = {k: v for k, v in os.environ.items() if k not in {o.variable for o in harness_config.OPTIONS}
+		       and k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
+		out = subprocess.run(['make', '-n', '-s', '--no-print-directory', '-C', TOP, 'file-diffs', *(f'{k}={v}' for k, v in variables.items())],
+				     env={**env, **(environment or {})}, capture_output=True, text=True, check=True).stdout
+		return shlex.split(out)[2:]
+
+	def test_the_makefile_makes_each_variable_that_is_set_its_flag(self):
+		values = {o.variable: '1' if not o.metavar else f'x {o.name}' for o in harness_config.OPTIONS}
+		want = [o.flag if not o.metavar else f'{o.flag}=x {o.name}' for o in harness_config.OPTIONS]
+		self.assertEqual(self.make_flags(**values), want)
+		self.assertEqual(self.make_flags(environment=values), [f for f in want if not f.startswith('--arch=')])
+		self.assertEqual(self.make_flags(OUT='out', KERNEL=''), ['--out=out'])
+
+	def test_every_option_is_named_by_its_commands_help(self):
 		status, out = self.harness('-h')
 		self.assertEqual(status, 0)
-		for f in harness.FLAGS:
-			self.assertIn('--' + f.replace('_', '-'), out)
-		for default in ('300', 'bookworm', '-w 4 -t 3 -r 3'):
-			self.assertIn(f'(default: {default})', out)
-		for c, (_, flags, _) in harness.COMMANDS.items():
+		for c in harness.COMMANDS:
+			self.assertIn(c, out)
+		for o in harness_config.OPTIONS:
+			self.assertTrue(o.commands is None or set(o.commands) <= set(harness.COMMANDS), o.name)
+		for c in harness.COMMANDS:
 			status, out = self.harness(c, False, '-h')
 			self.assertEqual(status, 0)
-			for f in harness.GENERAL + flags:
-				self.assertIn('--' + f.replace('_', '-'), out)
+			out = ' '.join(out.split())
+			for o in harness.options_of(c):
+				self.assertIn(o.flag, out)
+				if o.default:
+					self.assertIn(f'(default: {o.default})', out)
+		status, out = self.harness('bench', False, '-h')
+		for default in ('300', 'bookworm', '-w 4 -t 3 -r 3'):
+			self.assertIn(f'(default: {default})', out)
 
 
 class Runs(unittest.TestCase):

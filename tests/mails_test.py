@@ -23,7 +23,10 @@ from unittest import mock
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, 'scripts'))
+import harness  # noqa: E402
+import harness_config  # noqa: E402
 import harness_mails  # noqa: E402
+import harness_plan  # noqa: E402
 from harness_config import series_patches  # noqa: E402
 from harness_kernel import patch_files  # noqa: E402
 from harness_util import HarnessError  # noqa: E402
@@ -75,15 +78,23 @@ class Identity(unittest.TestCase):
 		config(self.repo, name, addr)
 
 	def refused(self, what):
-		def source():
-			raise AssertionError('the source was fetched before the identity was checked')
 		with self.assertRaises(HarnessError) as cm, quiet():
-			harness_mails.mails(LINE, source, os.path.join(self.tmp, 'out'), repo=self.repo)
+			harness_mails.the_poster(repo=self.repo)
 		self.assertIn(what, str(cm.exception))
-		self.assertFalse(os.path.exists(os.path.join(self.tmp, 'out', 'mails')))
 
 	def test_no_identity_is_refused(self):
 		self.refused('no git identity')
+
+	def test_make_mails_refuses_before_anything_is_fetched(self):
+		def fetch(*args):
+			raise AssertionError('the source was fetched before the identity was checked')
+		opts = harness_config.Options(out=os.path.join(self.tmp, 'out'))
+		with mock.patch.object(harness, 'newest_source', fetch), \
+		     mock.patch.object(harness_mails, 'git_identity', return_value=('', '')), \
+		     self.assertRaises(HarnessError) as cm, quiet():
+			harness.mails_handler(opts, harness.Lines.load(opts), harness_plan.Real())
+		self.assertIn('no git identity', str(cm.exception))
+		self.assertFalse(os.path.exists(os.path.join(self.tmp, 'out', 'mails')))
 
 	def test_a_name_without_an_email_is_refused(self):
 		self.config(name=TESTER[0])
@@ -151,7 +162,8 @@ class Mails(unittest.TestCase):
 				cls.checkpatch_runs.append(os.path.basename(argv[-1]))
 			return real_run(argv, **kw)
 		with quiet(), mock.patch.object(harness_mails, 'run', run):
-			harness_mails.mails(LINE, lambda: SRC, os.path.join(cls.tmp, 'out'), repo=os.path.join(cls.tmp, 'repo'))
+			harness_mails.mails(LINE, SRC, os.path.join(cls.tmp, 'out'),
+					    harness_mails.the_poster(repo=os.path.join(cls.tmp, 'repo')))
 		d = os.path.join(cls.tmp, 'out', 'mails')
 		cls.mails = sorted(os.path.join(d, f) for f in os.listdir(d))
 		cls.patches = series_patches(LINE.series_dir)
