@@ -58,11 +58,15 @@ def each_line(lines: Sequence[Line], what: str, step: Callable[[Line], Optional[
 	return 0
 
 
+def prog_args(b: Boot, opts: Options) -> Sequence[str]:
+	"""The arguments boot B gives the program its init runs."""
+	return opts.storm_args if b.run.mode == 'storm' else opts.selftest_args
+
+
 def boot_argv(tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str, opts: Options) -> Tuple[List[str], str]:
 	"""QEMU's command line of boot B, and its serial log."""
-	prog_args = opts.storm_args if b.run.mode == 'storm' else opts.selftest_args
 	log = os.path.join(tree.logs, f'boot-{b.run.arch.name}-{b.name}.log')
-	return qemu_argv(b.run.arch, kernels.image(b.kernel), initrd, log, b.run.cpus, kernel_cmdline(b.run, prog_args),
+	return qemu_argv(b.run.arch, kernels.image(b.kernel), initrd, log, b.run.cpus, kernel_cmdline(b.run, prog_args(b, opts)),
 			 accel, b.run.cpu_model), log
 
 
@@ -134,7 +138,7 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 		if reported is None:	# a dry run's
 			continue
 		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
-		why = harness_results.verdict(reported, b)
+		why = harness_results.verdict(reported, b, prog_args(b, opts))
 		harness_results.save({**reported, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
 				     os.path.join(results, arch.name, b.name + '.json'))
 		judged[arch.name].append({'boot': b, 'res': reported, 'why': why})

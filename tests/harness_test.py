@@ -589,9 +589,12 @@ class Orchestration(HarnessCase):
 			open(kernels.image(k), 'w').close()
 
 		def boot(argv, log, timeout, ex):
+			"""A guest that got the command line it was given."""
 			self.argvs.append(argv)
 			name = os.path.basename(log)[len('boot-x86_64-'):-len('.log')]
-			shutil.copy(os.path.join(LOGS, log_of(name)), log)
+			given = 'Kernel command line: ' + argv[argv.index('-append') + 1]
+			with open(os.path.join(LOGS, log_of(name)), errors='replace') as f, open(log, 'w') as to:
+				to.writelines(re.sub(r'Kernel command line: .*', lambda m: given, l) for l in f)
 			return ended
 
 		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
@@ -620,8 +623,8 @@ class Orchestration(HarnessCase):
 		return out
 
 	def test_what_is_built_and_booted(self):
-		status, out = self.boot_test(lambda name: 'x86_64-smp2-base.log' if name.endswith('base')
-					     else 'x86_64-smp2-patched.log',
+		status, out = self.boot_test(lambda name: {'smp2.base': 'x86_64-smp2-base.log',
+							   'smp2.patched': 'x86_64-smp2-patched.log'}.get(name, 'x86_64-smp1-patched.log'),
 					     CONFIGS='smp2 smp1', SELFTEST_ARGS='-n 500')
 		self.assertEqual(status, 0, out)
 		self.assertEqual(self.built, [('x86_64', 'default', 'base'), ('x86_64', 'default', 'patched')])
