@@ -43,9 +43,10 @@ def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
 class Harness:
 	"""What one command works on, checked whole when it is made."""
 
-	def __init__(self, opts: Options, target: Tuple[str, str, str] = ('', '', '')):
+	def __init__(self, opts: Options, target: Tuple[str, str, str] = ('', '', ''), log: str = ''):
 		self.opts = opts
-		self.target = target	# boot's LINE RUN VARIANT
+		self.target = target	# boot's and parse's LINE RUN VARIANT
+		self.log = log		# parse's LOG
 		self.all_lines = load_lines()
 		self.newest = self.all_lines[0]
 		self.lines = select_lines(self.opts, self.all_lines)
@@ -69,8 +70,8 @@ class Harness:
 	def boot_test(self) -> int:
 		return harness_boot.boot_test(self.opts, self.lines, self.boots(), self.newest, self.ex)
 
-	def boot_one(self) -> int:
-		"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
+	def target_boots(self):
+		"""The line and the boots (one) of the target LINE RUN VARIANT."""
 		name, run, variant = self.target
 		line = [l for l in self.all_lines if l.name == name]
 		if not line:
@@ -78,7 +79,21 @@ class Harness:
 		boots = [b for b in select_boots(self.runs, line, Options(configs=(run,)))[name] if b.variant == variant]
 		if not boots:
 			raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
-		return harness_boot.boot_one(self.opts, line[0], boots, self.lines, self.newest, self.ex)
+		return line[0], boots
+
+	def boot_one(self) -> int:
+		"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
+		line, boots = self.target_boots()
+		return harness_boot.boot_one(self.opts, line, boots, self.lines, self.newest, self.ex)
+
+	def parse_one(self) -> int:
+		"""parse LOG LINE RUN VARIANT: a saved serial log judged as the boot
+		of LINE RUN VARIANT (with --selftest-args) judges it, booting
+		nothing."""
+		line, boots = self.target_boots()
+		if not os.path.isfile(self.log):
+			raise HarnessError(f'{self.log}: no such file')
+		return harness_boot.parse_one(self.opts, boots[0], self.log, self.lines, self.newest, self.ex)
 
 	# static checks, unit tests, file diffs --------------------------
 
@@ -298,6 +313,8 @@ COMMANDS: Dict[str, Tuple[Callable[[Harness], int], Tuple[str, ...], str]] = {
 		      'build base and patched kernels, boot them in QEMU, print base vs patched'),
 	'boot': (Harness.boot_one, ('selftest_args', 'boot_timeout', 'dry_run'),
 		 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
+	'parse': (Harness.parse_one, ('selftest_args',),
+		  "judge a saved serial log (LOG LINE RUN VARIANT) as boot's test of that kernel does, booting nothing"),
 	'check': (Harness.check, BOOTS + ('dry_run',), 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, '
 		  'boot-test'),
 	'check-options': (lambda h: (h.boots(), 0)[1], BOOTS, 'check the options and configs/, do nothing else'),
@@ -344,7 +361,9 @@ def parser() -> argparse.ArgumentParser:
 	defaults = Options()
 	for name, (_, flags, what) in COMMANDS.items():
 		c = sub.add_parser(name, help=what, description=what)
-		if name == 'boot':
+		if name == 'parse':
+			c.add_argument('log', metavar='LOG', help='a serial log, e.g. out/logs/7.3/boot-x86_64-smp2.patched.log')
+		if name in ('boot', 'parse'):
 			c.add_argument('line', metavar='LINE')
 			c.add_argument('run', metavar='RUN')
 			c.add_argument('variant', metavar='VARIANT', help='base, patched or a mutant')
@@ -380,7 +399,8 @@ def main(argv: List[str]) -> int:
 		opts = Options.parse(**given)
 		harness_util.bypass_cache(opts.no_cache)
 		h = Harness(opts,
-			    (args.line, args.run, args.variant) if args.command == 'boot' else ('', '', ''))
+			    (args.line, args.run, args.variant) if args.command in ('boot', 'parse') else ('', '', ''),
+			    getattr(args, 'log', ''))
 		return func(h)
 	except HarnessError as e:
 		print(f'error: {e}', file=sys.stderr, flush=True)

@@ -178,3 +178,16 @@ def boot_one(opts: Options, line: Line, boots: Sequence[Boot], lines: Sequence[L
 	ready_kunit_parser(opts, lines, newest, ex)
 	ok = boot_line(line, boots, opts, lambda: newest_source(opts, lines, newest, ex), {}, ex, cached_only=True)
 	return 0 if ok else 1
+
+
+def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[Line], newest: Line, ex: Executor) -> int:
+	"""parse LOG LINE RUN VARIANT: LOG judged as boot_line() judges boot
+	B's, its table and verdict printed; 0 if as its run expects. A saved
+	log does not say whether its boot timed out: one that did has parts
+	that did not finish, which fail it all the same."""
+	ready_kunit_parser(opts, lines, newest, ex)
+	reported = harness_results.parse_log(log, False)
+	why = harness_results.verdict(reported, b, prog_args(b, opts))
+	print('\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}',
+					       [{'boot': b, 'res': reported, 'why': why}])), flush=True)
+	return 1 if why else 0

@@ -658,6 +658,27 @@ class Orchestration(HarnessCase):
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'rt', 'patched')[0], 0)
 
+	def test_parse_judges_a_saved_log_as_boot_does(self):
+		"""parse LOG LINE RUN VARIANT: the verdict and table of the boot,
+		booting nothing; 0 as the run expects, 1 if not, refused without
+		the log."""
+		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+		log = os.path.join(LOGS, 'x86_64-smp2-patched.log')
+		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root):
+			status, out = self.harness('parse', False, log, '7.3', 'smp2', 'patched')
+			self.assertEqual(status, 0, out)
+			self.assertIn('| load_order ', out)
+			self.assertIn(': 1 of 1 boots as expected', out)
+			status, out = self.harness('parse', False, log, '7.3', 'smp1', 'patched')
+			self.assertEqual(status, 1, out)
+			self.assertIn('UNEXPECTED: smp1 patched: ', out)
+			# The selftest's arguments are the boot's: a log of a boot without them.
+			status, out = self.harness('parse', False, log, '7.3', 'smp2', 'patched', SELFTEST_ARGS='-n 500')
+			self.assertEqual(status, 1, out)
+			status, out = self.harness('parse', False, log + '.none', '7.3', 'smp2', 'patched')
+			self.assertEqual(status, 1, out)
+			self.assertIn('no such file', out)
+
 	def test_mutants_are_built_after_the_series(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', CONFIGS='mutant-domains jiffies')
 		self.assertEqual(self.built, [('x86_64', 'default', 'base'), ('x86_64', 'default', 'patched'),
