@@ -18,7 +18,7 @@ import time
 from typing import Callable, Dict, List, Tuple
 
 sys.dont_write_bytecode = True
-from harness_config import (DEFAULT_ARCH, Boot, Options, kunit_cases, load_lines, load_runs,  # noqa: E402
+from harness_config import (DEFAULT_ARCH, Boot, Line, Options, kunit_cases, load_lines, load_runs,  # noqa: E402
 			    select_boots, select_lines, series_patches)
 from harness_kernel import Tree, cached_source, fetch_source  # noqa: E402
 import harness_boot  # noqa: E402
@@ -70,7 +70,7 @@ class Harness:
 	def boot_test(self) -> int:
 		return harness_boot.boot_test(self.opts, self.lines, self.boots(), self.newest, self.ex)
 
-	def target_boots(self):
+	def target_boots(self) -> Tuple[Line, List[Boot]]:
 		"""The line and the boots (one) of the target LINE RUN VARIANT."""
 		name, run, variant = self.target
 		line = [l for l in self.all_lines if l.name == name]
