@@ -82,15 +82,31 @@ def boot_test_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	return harness_boot.boot_test(opts, lines.chosen, lines.boots(opts), lines.newest, ex)
 
 
-def boot_handler(opts: Options, lines: Lines, ex: Executor, name: str, run: str, variant: str) -> int:
-	"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
+def target_boots(lines: Lines, name: str, run: str, variant: str) -> Tuple[Line, List[Boot]]:
+	"""The line and the boots (one) of LINE RUN VARIANT, as boot and parse
+	name them."""
 	line = [l for l in lines.every if l.name == name]
 	if not line:
 		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in lines.every)}')
 	boots = [b for b in select_boots(lines.runs, line, Options(configs=(run,)))[name] if b.variant == variant]
 	if not boots:
 		raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
-	return harness_boot.boot_one(opts, line[0], boots, lines.chosen, lines.newest, ex)
+	return line[0], boots
+
+
+def boot_handler(opts: Options, lines: Lines, ex: Executor, name: str, run: str, variant: str) -> int:
+	"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
+	line, boots = target_boots(lines, name, run, variant)
+	return harness_boot.boot_one(opts, line, boots, lines.chosen, lines.newest, ex)
+
+
+def parse_handler(opts: Options, lines: Lines, ex: Executor, log: str, name: str, run: str, variant: str) -> int:
+	"""parse LOG LINE RUN VARIANT: a saved serial log judged as the boot of
+	LINE RUN VARIANT (with --selftest-args) judges it, booting nothing."""
+	_, boots = target_boots(lines, name, run, variant)
+	if not os.path.isfile(log):
+		raise HarnessError(f'{log}: no such file')
+	return harness_boot.parse_one(opts, boots[0], log, lines.chosen, lines.newest, ex)
 
 
 def check_options_handler(opts: Options, lines: Lines, ex: Executor) -> int:
@@ -305,6 +321,8 @@ DRY_RUN_STEPS = ('static checks', 'litmus tests', 'kunit.py', 'boot test')
 COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
 	'boot-test': (boot_test_handler, 'build base and patched kernels, boot them in QEMU, print base vs patched'),
 	'boot': (boot_handler, 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
+	'parse': (parse_handler, "judge a saved serial log (LOG LINE RUN VARIANT) as boot's test of that kernel does, "
+		  'booting nothing'),
 	'check': (check_handler, 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, boot-test'),
 	'check-options': (check_options_handler, 'check the options and configs/, do nothing else'),
 	'static-checks': (static_checks_handler, "the static checks of each line's series"),
@@ -336,7 +354,9 @@ def parser() -> argparse.ArgumentParser:
 	sub = p.add_subparsers(dest='command', required=True, metavar='COMMAND')
 	for name, (_, what) in COMMANDS.items():
 		c = sub.add_parser(name, help=what, description=what)
-		if name == 'boot':
+		if name == 'parse':
+			c.add_argument('log', metavar='LOG', help='a serial log, e.g. out/logs/7.3/boot-x86_64-smp2.patched.log')
+		if name in ('boot', 'parse'):
 			c.add_argument('line', metavar='LINE')
 			c.add_argument('run', metavar='RUN')
 			c.add_argument('variant', metavar='VARIANT', help='base, patched or a mutant')
@@ -395,6 +415,8 @@ def main(argv: List[str]) -> int:
 		handler = COMMANDS[args.command][0]
 		if args.command == 'boot':
 			return handler(opts, lines, ex, args.line, args.run, args.variant)
+		if args.command == 'parse':
+			return handler(opts, lines, ex, args.log, args.line, args.run, args.variant)
 		return handler(opts, lines, ex)
 	except HarnessError as e:
 		print(f'error: {e}', file=sys.stderr, flush=True)

@@ -58,11 +58,15 @@ def each_line(lines: Sequence[Line], what: str, step: Callable[[Line], Optional[
 	return 0
 
 
+def prog_args(b: Boot, opts: Options) -> Sequence[str]:
+	"""The arguments boot B gives the program its init runs."""
+	return opts.storm_args if b.run.mode == 'storm' else opts.selftest_args
+
+
 def boot_argv(tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str, opts: Options) -> Tuple[List[str], str]:
 	"""QEMU's command line of boot B, and its serial log."""
-	prog_args = opts.storm_args if b.run.mode == 'storm' else opts.selftest_args
 	log = os.path.join(tree.logs, f'boot-{b.run.arch.name}-{b.name}.log')
-	return qemu_argv(b.run.arch, kernels.image(b.kernel), initrd, log, b.run.cpus, kernel_cmdline(b.run, prog_args),
+	return qemu_argv(b.run.arch, kernels.image(b.kernel), initrd, log, b.run.cpus, kernel_cmdline(b.run, prog_args(b, opts)),
 			 accel, b.run.cpu_model), log
 
 
@@ -134,7 +138,7 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 		if reported is None:	# a dry run's
 			continue
 		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
-		why = harness_results.verdict(reported, b)
+		why = harness_results.verdict(reported, b, prog_args(b, opts))
 		harness_results.save({**reported, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
 				     os.path.join(results, arch.name, b.name + '.json'))
 		judged[arch.name].append({'boot': b, 'res': reported, 'why': why})
@@ -174,3 +178,16 @@ def boot_one(opts: Options, line: Line, boots: Sequence[Boot], lines: Sequence[L
 	ready_kunit_parser(opts, lines, newest, ex)
 	ok = boot_line(line, boots, opts, lambda: newest_source(opts, lines, newest, ex), {}, ex, cached_only=True)
 	return 0 if ok else 1
+
+
+def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[Line], newest: Line, ex: Executor) -> int:
+	"""parse LOG LINE RUN VARIANT: LOG judged as boot_line() judges boot
+	B's, its table and verdict printed; 0 if as its run expects. A saved
+	log does not say whether its boot timed out: one that did has parts
+	that did not finish, which fail it all the same."""
+	ready_kunit_parser(opts, lines, newest, ex)
+	reported = harness_results.parse_log(log, False)
+	why = harness_results.verdict(reported, b, prog_args(b, opts))
+	print('\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}',
+					       [{'boot': b, 'res': reported, 'why': why}])), flush=True)
+	return 1 if why else 0

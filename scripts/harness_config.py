@@ -334,7 +334,7 @@ OPTIONS = (
 	       'default', booting_arch, BOOTING_COMMANDS, command_line_only=True),
 	Option('selftest_args', 'ARGS', '"-n 50000 -t 60"',
 	       "the selftest's load: -w workers, -n events, -t seconds, each a number of at least 1 (in the guest, "
-	       'KSELFTEST_CN_PROC_TEST_ARGS)', getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot',)),
+	       'KSELFTEST_CN_PROC_TEST_ARGS)', getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot', 'parse')),
 	Option('out', 'DIR', '/path', 'where trees, builds, logs and results go', out_dir, shown_default='out at the top of the tree'),
 	Option('jobs', 'N', 'N', 'make -j for kernel builds', positive, shown_default='the number of CPUs'),
 	Option('boot_timeout', 'SECONDS', '300', 'seconds before a boot counts as hung', positive,

@@ -29,9 +29,14 @@ its parameters or did not start; whose part did not start, finish, report
 its whole plan, or exit with the status its results call for; without
 a result of every client, or with one but not the release that ran; whose
 kernel reported a problem (panic, oops, BUG, WARNING, lockdep, atomic
-sleep, UBSAN, KASAN, stall); that used another clocksource, preemption
-model or atomics than its run names; or, with the series, ran no KUnit
-case.
+sleep, UBSAN, KASAN, stall); or, with the series, ran no KUnit case.
+Every field the guest reports is held against what the run asked: the
+kernel command line (the kernel's, the selftest's arguments among it,
+against what the boot gave), the CPUs brought up, the preemption model
+(if the run names one), arm64's atomics, init's mode and whether it ran
+the clients, the clocksource in use before and after the parts, each
+kselftest part's install (the listener's), and no part the run does not
+ask for.
 """
 
 import importlib
@@ -40,7 +45,8 @@ import re
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from harness_config import CLIENT_CHECKS, Boot
+from harness_config import CLIENT_CHECKS, Boot, kernel_cmdline
+import harness_guest
 
 PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
 PROBLEMS = re.compile(
@@ -49,8 +55,9 @@ PROBLEMS = re.compile(
 	r'inconsistent lock state|suspicious RCU usage|'
 	r'sleeping function called from invalid context|scheduling while atomic|'
 	r'soft lockup|hard LOCKUP|rcu_.*stall|blocked for more than')
+# "PART: start COMMAND" (what init ran), "PART: per-test log", "PART: exit STATUS".
 PART = re.compile(r'(cn_proc-selftest(?:-netns|-pidns|-userns)?|cn_proc-clients|cn_proc-storm): '
-		  r'(?:(start)\b|(per-test log)$|exit (\d+)$)')
+		  r'(?:(start)\b ?(.*)$|(per-test log)$|exit (\d+)$)')
 # The checks of each part are named with its prefix.
 PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:', 'cn_proc-selftest-netns': 'netns:',
 	  'cn_proc-selftest-pidns': 'pidns:', 'cn_proc-selftest-userns': 'userns:'}
@@ -110,12 +117,12 @@ def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, dic
 		if m:
 			if m.group(2):
 				part = m.group(1)
-				parts[part] = {'lines': [], 'log': [], 'exit': None}
+				parts[part] = {'lines': [], 'log': [], 'exit': None, 'command': m.group(3)}
 				where = 'lines'
-			elif m.group(3) and m.group(1) == part:
+			elif m.group(4) and m.group(1) == part:
 				where = 'log'
 			elif m.group(1) in parts:
-				parts[m.group(1)]['exit'] = int(m.group(4))
+				parts[m.group(1)]['exit'] = int(m.group(5))
 				part = None
 			continue
 		if line.startswith('cn_proc-init: '):
@@ -129,8 +136,14 @@ def parse(lines: Sequence[str]) -> dict:
 	"""One boot's results, JSON-serialisable."""
 	kernel, init, parts, problems = split_log(lines)
 	res: Dict[str, Any] = {'checks': {}, 'diag': {}, 'staged': {}, 'parts': {}, 'problems': problems, 'init': None,
-	       'init_errors': [], 'clocksources': [], 'atomics': None, 'preempt': None, 'kunit_errors': []}
+	       'init_errors': [], 'clocksources': [], 'atomics': None, 'preempt': None, 'kunit_errors': [],
+	       'cpus': None, 'cmdline': None}
 	for msg in kernel:
+		m = re.match(r'smp: Brought up \d+ nodes?, (\d+) CPUs?$', msg)
+		if m:
+			res['cpus'] = int(m.group(1))
+		if msg.startswith('Kernel command line: '):
+			res['cmdline'] = msg[len('Kernel command line: '):].strip()
 		# arm64's atomics: LL/SC unless LSE was detected by the time the
 		# system-wide alternatives (which make the choice) apply.
 		if msg.startswith('alternatives: applying system-wide alternatives'):
@@ -157,7 +170,7 @@ def parse(lines: Sequence[str]) -> dict:
 		if m:
 			res['clocksources'].append(m.group(1))
 	for name, p in parts.items():
-		info = {'exit': p['exit'], 'plan': None, 'results': 0, 'ktap': True}
+		info = {'exit': p['exit'], 'plan': None, 'results': 0, 'ktap': True, 'command': p['command']}
 		res['parts'][name] = info
 		lines = kselftest_part(p, info) if name in KSELFTEST_PARTS else p['lines']
 		for l in lines:
@@ -220,7 +233,8 @@ class Why(str):
 		return w
 
 
-KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'init_missing', 'init_mode',
+KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'cmdline', 'cpus', 'init_missing',
+	 'init_mode', 'init_clients', 'part_unexpected', 'listener',
 	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
 	 'client_missing',
 	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail', 'undecided')
@@ -242,8 +256,10 @@ def boot_problems(res: dict) -> List[Why]:
 	return why
 
 
-def problems(res: dict, boot: Boot) -> List[Why]:
-	"""What makes a boot of a run fail whatever its expectation."""
+def problems(res: dict, boot: Boot, prog_args: Sequence[str]) -> List[Why]:
+	"""What makes a boot of a run fail whatever its expectation. PROG_ARGS:
+	the arguments the boot gave the program init runs (the selftest's
+	load), part of the kernel command line it was given."""
 	run = boot.run
 	why = boot_problems(res)
 	why += [Why('init_error', e, 'init: ' + e) for e in res['init_errors']]
@@ -251,10 +267,25 @@ def problems(res: dict, boot: Boot) -> List[Why]:
 	# Every kernel has the series' KUnit cases: base has its first patch.
 	if not any(k.startswith('kunit:') for k in res['checks']):
 		why.append(Why('no_kunit', '', 'no KUnit results'))
+	# What the boot asked, as the kernel received it: init's parameters,
+	# the selftest's arguments among them, which nothing else reports.
+	asked = ' '.join(kernel_cmdline(run, prog_args))
+	if res['cmdline'] != asked:
+		why.append(Why('cmdline', res['cmdline'] or '',
+			       f'kernel command line: {res["cmdline"] or "not reported"}, the boot gave {asked}'))
+	if res['cpus'] != run.cpus:
+		why.append(Why('cpus', str(res['cpus'] or ''),
+			       f'CPUs brought up: {res["cpus"] or "not reported"}, the run asks for {run.cpus}'))
 	if res['init'] is None:
 		why.append(Why('init_missing', '', 'init did not start'))
-	elif res['init']['run'] != run.mode:
-		why.append(Why('init_mode', res['init']['run'], f'init ran {res["init"]["run"]}, the run asks for {run.mode}'))
+	else:
+		if res['init']['run'] != run.mode:
+			why.append(Why('init_mode', res['init']['run'],
+				       f'init ran {res["init"]["run"]}, the run asks for {run.mode}'))
+		if res['init']['clients'] != run.clients:
+			why.append(Why('init_clients', str(int(res['init']['clients'])),
+				       f'init {"ran" if res["init"]["clients"] else "did not run"} the clients, '
+				       f'the run asks {"for" if run.clients else "for none of"} them'))
 	if run.clocksource and (not res['clocksources'] or
 				any(c != run.clocksource for c in res['clocksources'])):
 		why.append(Why('clocksource', ', '.join(res['clocksources']),
@@ -269,7 +300,11 @@ def problems(res: dict, boot: Boot) -> List[Why]:
 				       f'atomics: {res["atomics"] or "none detected"}, the run asks for {run.atomics or "none"}'))
 	if res['init'] is not None:
 		for part in run.parts():
-			why += part_problems(res, part)
+			why += part_problems(res, part, run.listener)
+	# A part the run does not ask for: the selftest of a run of KUnit
+	# alone, clients nobody asked for.
+	why += [Why('part_unexpected', p, f'{p} ran, the run does not ask for it')
+		for p in res['parts'] if p not in run.parts()]
 	# Every client runs on every kernel of a run with the clients.
 	if run.clients and 'cn_proc-clients' in res['parts']:
 		why += [Why('client_missing', 'client:' + c, f'client:{c}: no result')
@@ -280,11 +315,12 @@ def problems(res: dict, boot: Boot) -> List[Why]:
 	return why
 
 
-def part_problems(res: dict, part: str) -> List[Why]:
+def part_problems(res: dict, part: str, listener: int) -> List[Why]:
 	"""A part must have started and finished, reported its whole plan, and
 	exited 0 when all passed, 1 when some failed (kselftest's codes). One
-	run through run_kselftest.sh must have reported the selftest's result
-	as its results call for; one in a namespace, a SKIP naming it."""
+	run through run_kselftest.sh must have run the LISTENER's kselftest
+	install, reported the selftest's result as its results call for; one
+	in a namespace, a SKIP naming it."""
 	info = res['parts'].get(part)
 	if info is None:
 		return [Why('part_missing', part, f'{part} did not start')]
@@ -293,6 +329,10 @@ def part_problems(res: dict, part: str) -> List[Why]:
 	why = []
 	prefix = PREFIX[part]
 	if part in KSELFTEST_PARTS:
+		runner = f'/{harness_guest.INSTALLS[listener]}/run_kselftest.sh'
+		if runner not in info['command'].split():
+			why.append(Why('listener', part, f'{part} ran {info["command"] or "nothing"}, not the {listener}-bit '
+				       f'listener\'s {runner}'))
 		if info['runner_plan'] != 1 or info['runner_results'] != [KSELFTEST_NAME]:
 			why.append(Why('runner', part, f'{part}: run_kselftest.sh planned {info["runner_plan"]} and reported '
 				       f'{", ".join(info["runner_results"]) or "nothing"}, not {KSELFTEST_NAME} alone'))
@@ -314,9 +354,10 @@ def part_problems(res: dict, part: str) -> List[Why]:
 	return why
 
 
-def verdict(res: dict, boot: Boot) -> List[Why]:
-	"""Empty if the boot ended as its run expects, else why not."""
-	why = problems(res, boot)
+def verdict(res: dict, boot: Boot, prog_args: Sequence[str]) -> List[Why]:
+	"""Empty if the boot ended as its run expects, else why not.
+	PROG_ARGS: as problems()."""
+	why = problems(res, boot, prog_args)
 	must, may = set(boot.expect.fail), set(boot.expect.may_fail)
 	got = {k for k, v in res['checks'].items() if v not in ('ok', 'skip')}
 	why += [Why('unknown_check', c, f'{c}, expected, is no check of this boot')

@@ -626,9 +626,12 @@ class Orchestration(HarnessCase):
 			open(kernels.image(k), 'w').close()
 
 		def boot(argv, log, timeout, ex):
+			"""A guest that got the command line it was given."""
 			self.argvs.append(argv)
 			name = os.path.basename(log)[len('boot-x86_64-'):-len('.log')]
-			shutil.copy(os.path.join(LOGS, log_of(name)), log)
+			given = 'Kernel command line: ' + argv[argv.index('-append') + 1]
+			with open(os.path.join(LOGS, log_of(name)), errors='replace') as f, open(log, 'w') as to:
+				to.writelines(re.sub(r'Kernel command line: .*', lambda m: given, l) for l in f)
 			return ended
 
 		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
@@ -657,8 +660,8 @@ class Orchestration(HarnessCase):
 		return out
 
 	def test_what_is_built_and_booted(self):
-		status, out = self.boot_test(lambda name: 'x86_64-smp2-base.log' if name.endswith('base')
-					     else 'x86_64-smp2-patched.log',
+		status, out = self.boot_test(lambda name: {'smp2.base': 'x86_64-smp2-base.log',
+							   'smp2.patched': 'x86_64-smp2-patched.log'}.get(name, 'x86_64-smp1-patched.log'),
 					     CONFIGS='smp2 smp1', SELFTEST_ARGS='-n 500')
 		self.assertEqual(status, 0, out)
 		self.assertEqual(self.built, [('x86_64', 'default', 'base'), ('x86_64', 'default', 'patched')])
@@ -691,6 +694,27 @@ class Orchestration(HarnessCase):
 			self.assertEqual(self.moves, ['patched'] if present else [])
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'rt', 'patched')[0], 0)
+
+	def test_parse_judges_a_saved_log_as_boot_does(self):
+		"""parse LOG LINE RUN VARIANT: the verdict and table of the boot,
+		booting nothing; 0 as the run expects, 1 if not, refused without
+		the log."""
+		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+		log = os.path.join(LOGS, 'x86_64-smp2-patched.log')
+		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root):
+			status, out = self.harness('parse', False, log, '7.3', 'smp2', 'patched')
+			self.assertEqual(status, 0, out)
+			self.assertIn('| load_order ', out)
+			self.assertIn(': 1 of 1 boots as expected', out)
+			status, out = self.harness('parse', False, log, '7.3', 'smp1', 'patched')
+			self.assertEqual(status, 1, out)
+			self.assertIn('UNEXPECTED: smp1 patched: ', out)
+			# The selftest's arguments are the boot's: a log of a boot without them.
+			status, out = self.harness('parse', False, log, '7.3', 'smp2', 'patched', SELFTEST_ARGS='-n 500')
+			self.assertEqual(status, 1, out)
+			status, out = self.harness('parse', False, log + '.none', '7.3', 'smp2', 'patched')
+			self.assertEqual(status, 1, out)
+			self.assertIn('no such file', out)
 
 	def test_mutants_are_built_after_the_series(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', CONFIGS='mutant-domains jiffies')

@@ -41,7 +41,7 @@ def boot(run, variant='patched', **changes):
 
 def judge(log, b, timed_out=False):
 	res = harness_results.parse_log(os.path.join(LOGS, log), timed_out)
-	return res, harness_results.verdict(res, b)
+	return res, harness_results.verdict(res, b, ())
 
 
 def kinds(why):
@@ -69,10 +69,16 @@ def edited_lines(lines, old, new):
 	return text.replace(old, new).splitlines(True)
 
 
-def judge_lines(lines, b, timed_out=False):
+def given(lines, old, new):
+	"""LINES with OLD replaced by NEW in the kernel command line the kernel
+	reports."""
+	return [l.replace(old, new) if 'Kernel command line:' in l else l for l in lines]
+
+
+def judge_lines(lines, b, timed_out=False, prog_args=()):
 	res = harness_results.parse(lines)
 	res['timed_out'] = timed_out
-	return res, harness_results.verdict(res, b)
+	return res, harness_results.verdict(res, b, prog_args)
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
@@ -139,14 +145,16 @@ class Logs(unittest.TestCase):
 	def test_a_clocksource_the_run_asks_for_is_shown_used(self):
 		res = self.assertVerdict('x86_64-jiffies-patched.log', boot('jiffies'), [])
 		self.assertEqual(set(res['clocksources']), {'jiffies'})
-		self.assertVerdict('clocksource-ignored.log', boot('jiffies'), [('clocksource', 'tsc, tsc')])
-		self.assertVerdict('x86_64-smp2-patched.log', boot('smp2', clocksource='jiffies'),
-				   [('clocksource', 'tsc, tsc')])
+		self.assertVerdict('clocksource-ignored.log', boot('jiffies', clients=True), [('clocksource', 'tsc, tsc')])
+		# A boot given clocksource=jiffies that ran on tsc.
+		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1', 'clocksource=jiffies cnproc_clients=1')
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2', clocksource='jiffies'))[1]),
+				 [('clocksource', 'tsc, tsc')])
 
 	def test_a_preemption_model_the_run_asks_for_is_shown_used(self):
 		self.assertVerdict('x86_64-lazy-patched.log', boot('lazy'), [])
-		self.assertVerdict('x86_64-smp2-patched.log', boot('smp2', preempt='lazy'),
-				   [('preempt', 'full')])
+		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1', 'preempt=lazy cnproc_clients=1')
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2', preempt='lazy'))[1]), [('preempt', 'full')])
 
 	def test_arm64_atomics_as_the_run_names_them(self):
 		for log, atomics in (('arm64-lse-patched.log', 'lse'), ('arm64-llsc-patched.log', 'llsc')):
@@ -274,6 +282,65 @@ class Logs(unittest.TestCase):
 
 	def test_init_ran_another_mode(self):
 		self.assertIn(('init_mode', 'kunti'), kinds(judge('init-unknown-run.log', boot('smp2'))[1]))
+
+	# What the guest reports against what the run asked.
+
+	def test_the_kernel_command_line_must_be_the_one_the_boot_gave(self):
+		"""The selftest's arguments reach it through it (cnproc_args),
+		and nothing else reports them."""
+		self.assertEqual(judge_lines(log_lines('x86_64-smp2-patched.log'), boot('smp2'))[1], [])
+		res, why = judge_lines(log_lines('x86_64-smp2-patched.log'), boot('smp2'), prog_args=('-w', '2'))
+		self.assertEqual(kinds(why), [('cmdline', res['cmdline'])])
+		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1', 'cnproc_clients=1 cnproc_args="-w 2"')
+		self.assertEqual(judge_lines(lines, boot('smp2'), prog_args=('-w', '2'))[1], [])
+		lines = [l for l in log_lines('x86_64-smp2-patched.log') if 'Kernel command line:' not in l]
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2'))[1]), [('cmdline', '')])
+
+	def test_the_cpus_brought_up_must_be_the_runs(self):
+		self.assertEqual(judge('x86_64-smp2-patched.log', boot('smp2'))[0]['cpus'], 2)
+		self.assertEqual(kinds(judge('x86_64-smp2-patched.log', boot('smp2', cpus=4))[1]), [('cpus', '2')])
+		lines = edited('x86_64-smp2-patched.log', 'smp: Brought up 1 node, 2 CPUs\n', 'smp: Brought up 1 node, 1 CPU\n')
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2'))[1]), [('cpus', '1')])
+		lines = [l for l in log_lines('x86_64-smp2-patched.log') if 'smp: Brought up' not in l]
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2'))[1]), [('cpus', '')])
+
+	def test_init_must_run_the_clients_as_the_run_asks(self):
+		lines = edited('x86_64-smp2-patched.log', 'cn_proc-init: run=selftest clients=1\n',
+			       'cn_proc-init: run=selftest clients=0\n')
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2'))[1]), [('init_clients', '0')])
+		lines = edited('x86_64-jiffies-patched.log', 'cn_proc-init: run=selftest clients=0\n',
+			       'cn_proc-init: run=selftest clients=1\n')
+		self.assertEqual(kinds(judge_lines(lines, boot('jiffies'))[1]), [('init_clients', '1')])
+
+	def test_a_part_the_run_does_not_ask_for_fails(self):
+		"""The clients of a run without them; the selftest of a run of KUnit
+		alone."""
+		lines = edited('x86_64-smp2-patched.log', 'cn_proc-init: run=selftest clients=1\n',
+			       'cn_proc-init: run=selftest clients=0\n')
+		lines = given(lines, ' cnproc_clients=1', '')
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2', clients=False))[1]),
+				 [('part_unexpected', 'cn_proc-clients')])
+		selftest = [l for l in log_lines('x86_64-jiffies-patched.log') if not l.startswith('[')]
+		first = selftest.index('cn_proc-selftest: start bash /kselftest/run_kselftest.sh -t connector:cn_proc_test\n')
+		last = selftest.index('cn_proc-selftest: exit 0\n')
+		lines = log_lines('x86_64-mutant-helper.log')
+		at = lines.index('cn_proc-init: run=kunit clients=0\n') + 1
+		lines[at:at] = selftest[first:last + 1]
+		res, why = judge_lines(lines, boot('mutant-helper', 'plain-ktime-get-ns'))
+		self.assertEqual(kinds(why), [('part_unexpected', 'cn_proc-selftest')])
+
+	def test_the_selftest_of_the_runs_listener(self):
+		self.assertEqual(judge('x86_64-smp2-patched.log', boot('smp2'))[0]['parts']['cn_proc-selftest']['command'],
+				 'bash /kselftest/run_kselftest.sh -t connector:cn_proc_test')
+		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1', 'cnproc_listener=32 cnproc_clients=1')
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2', listener=32))[1]),
+				 [('listener', p) for p in harness_results.KSELFTEST_PARTS])
+		lines = [l.replace('/kselftest/run_kselftest.sh', '/kselftest32/run_kselftest.sh') for l in lines]
+		self.assertEqual(judge_lines(lines, boot('smp2', listener=32))[1], [])
+		lines = [l.replace('/kselftest32/run_kselftest.sh', '/kselftest/run_kselftest.sh', 1) if 'pidns: start' in l
+			 else l for l in lines]
+		self.assertEqual(kinds(judge_lines(lines, boot('smp2', listener=32))[1]),
+				 [('listener', 'cn_proc-selftest-pidns')])
 
 	def test_a_hung_boot(self):
 		self.assertEqual(kinds(judge('selftest-unfinished.log', boot('smp2'), timed_out=True)[1])[:2],
