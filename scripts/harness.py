@@ -386,7 +386,7 @@ def option_list() -> str:
 		cmds = ', '.join(o.commands) if o.commands else 'every command'
 		where = f'{cmds}; on make\'s command line only' if o.command_line_only else cmds
 		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')')
-		head = f'  {o.variable}={o.example}'
+		head = f'  {o.variable}={o.shown_example}'
 		out += textwrap.wrap(text, 76, initial_indent=head.ljust(28) if len(head) < 28 else head + '   ',
 				     subsequent_indent=' ' * 28, break_on_hyphens=False)
 	return '\n'.join(out)

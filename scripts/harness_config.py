@@ -22,7 +22,7 @@ import importlib.util
 import os
 import re
 import tomllib
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from harness_arch import Arch, Kernel
 from harness_util import TOP, HarnessError, file_text
@@ -288,7 +288,9 @@ class Option:
 	field, and the make variable NAME in capitals."""
 	name: str
 	metavar: str			# '' for a switch, which takes no value
-	example: str			# the README's VARIABLE=EXAMPLE
+	# The README's VARIABLE=EXAMPLE; a function where configs/ gives it,
+	# so that a line or an architecture is added there alone.
+	example: Union[str, Callable[[], str]]
 	help: str
 	type: Callable[[str], Any] = str	# argparse's type=: the value checked and converted
 	commands: Optional[Tuple[str, ...]] = None	# the commands that take it; None: every one
@@ -299,6 +301,10 @@ class Option:
 	@property
 	def flag(self) -> str:
 		return '--' + self.name.replace('_', '-')
+
+	@property
+	def shown_example(self) -> str:
+		return self.example if isinstance(self.example, str) else self.example()
 
 	@property
 	def variable(self) -> str:
@@ -319,7 +325,7 @@ class Option:
 BOOTING_COMMANDS = ('boot-test', 'check', 'check-options')
 DRY_RUN_COMMANDS = ('boot-test', 'boot', 'check', 'static-checks', 'litmus', 'kunit', 'bench')
 OPTIONS = (
-	Option('kernel', 'LINES', '7.3|6.12|6.1|all',
+	Option('kernel', 'LINES', lambda: '|'.join(l.name for l in load_lines()) + '|all',
 	       'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by default (check: all; with '
 	       '--ksrc, its version); bench takes one line', str.strip, BOOTING_COMMANDS + ('static-checks', 'bench')),
 	Option('ksrc', 'DIR', '/path/to/linux',
@@ -329,7 +335,7 @@ OPTIONS = (
 	Option('configs', 'RUNS', '"smp2 rt"',
 	       'only these runs of configs/runs.toml, every run by default: each must be a run of a chosen line, '
 	       'and each chosen line must keep at least one run', words, BOOTING_COMMANDS),
-	Option('arch', 'ARCH', 'x86_64|arm64',
+	Option('arch', 'ARCH', lambda: '|'.join(sorted(booting_arches(), key=lambda a: a != DEFAULT_ARCH)),
 	       'only the runs that boot this architecture (configs/arch/ARCH.py), with the same rule; every one by '
 	       'default', booting_arch, BOOTING_COMMANDS, command_line_only=True),
 	Option('selftest_args', 'ARGS', '"-n 50000 -t 60"',

@@ -198,8 +198,21 @@ class Options(HarnessCase):
 
 	def test_the_readmes_option_list_is_the_table(self):
 		readme = harness_util.file_text(os.path.join(TOP, 'README'))
-		self.assertIn('\n\n' + harness.option_list() + '\n\n', readme,
+		# Its examples of --kernel and --arch are configs/' lines and
+		# architectures.
+		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+			options = harness.option_list()
+		self.assertIn('\n\n' + options + '\n\n', readme,
 			      "the README's option list is not harness.option_list(): paste it")
+
+	def test_the_option_lists_lines_and_architectures_are_those_of_configs(self):
+		line = harness_config.load_lines()[0]
+		with mock.patch.object(harness_config, 'load_lines',
+				       return_value=[dataclasses.replace(line, name='7.9'), line]), \
+		     mock.patch.object(harness_config, 'booting_arches', return_value=['riscv64', 'x86_64']):
+			options = harness.option_list()
+		self.assertIn('KERNEL=7.9|7.3|all ', options)
+		self.assertIn('ARCH=x86_64|riscv64 ', options)
 
 	def make_flags(self, environment=None, **variables):
 		"""The flags make gives harness.py for VARIABLES on its command
