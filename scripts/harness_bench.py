@@ -154,7 +154,7 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 		os.makedirs(out)
 	with ex.stage('native: stamp_native on this machine\'s cores'):
 		native_lines = native(out, ex)
-	harness_boot.ready_kunit_parser(opts, lines, newest, ex)
+	ktap_tool = harness_boot.kunit_tool(opts, lines, newest, ex)
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
 	with ex.stage(f'{line.name}: tree'):
@@ -173,7 +173,7 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 		argv = qemu_argv(arch, kernels.image(Kernel(arch, 'default', b.design)), initrd, log, cpus, b.cmdline,
 				 b.accel, extra=b.extra)
 		with ex.stage(f'{line.name}: bench boot {b.name}'):
-			reported = boot_and_parse(argv, log, opts.boot_timeout, ex)
+			reported = boot_and_parse(argv, log, opts.boot_timeout, ktap_tool, ex)
 		if reported is None:
 			return [], None
 		why = problems(reported, b.part)

@@ -39,6 +39,7 @@ kselftest part's install (the listener's), and no part the run does not
 ask for.
 """
 
+import functools
 import importlib
 import json
 import re
@@ -71,27 +72,25 @@ KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
 SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
 STAGED = re.compile(r'# cn_proc-staged: ([a-z0-9_]+) (\S+) (\S+) (\S+)$')
 
-# The newest line's kunit_parser (use_kunit_parser()): loaded from a
-# tree, so untyped here.
-_parser: Any = None
+@functools.cache
+def kunit_parser(kunit_tool: str) -> Any:
+	"""kunit_parser of a tree's tools/testing/kunit, loaded once, its
+	printer silenced: loaded from a tree, so untyped here."""
+	sys.path.insert(0, kunit_tool)
+	parser: Any = importlib.import_module('kunit_parser')
+	parser.null = importlib.import_module('kunit_printer').null_printer
+	return parser
 
 
-def use_kunit_parser(kunit_dir: str) -> None:
-	"""kunit_parser from a tree's tools/testing/kunit."""
-	global _parser
-	sys.path.insert(0, kunit_dir)
-	_parser = importlib.import_module('kunit_parser')
-	printer = importlib.import_module('kunit_printer')
-	_parser.null = printer.null_printer
-
-
-def _ktap(lines: Sequence[str]) -> Any:
-	return _parser.parse_run_tests(lines, _parser.null)
+def _ktap(lines: Sequence[str], kunit_tool: str) -> Any:
+	parser = kunit_parser(kunit_tool)
+	return parser.parse_run_tests(lines, parser.null)
 
 
 def _status(test: Any) -> str:
-	s = _parser.TestStatus
-	return {s.SUCCESS: 'ok', s.FAILURE: 'FAIL', s.SKIPPED: 'skip'}.get(test.status, 'crashed')
+	"""A kunit_parser Test's status, by its TestStatus's name: any other
+	(a crash, no tests, KTAP that did not parse) is 'crashed'."""
+	return {'SUCCESS': 'ok', 'FAILURE': 'FAIL', 'SKIPPED': 'skip'}.get(test.status.name, 'crashed')
 
 
 def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, dict], List[dict]]:
@@ -132,8 +131,9 @@ def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, dic
 	return kernel, init, parts, problems
 
 
-def parse(lines: Sequence[str]) -> dict:
-	"""One boot's results, JSON-serialisable."""
+def parse(lines: Sequence[str], kunit_tool: str) -> dict:
+	"""One boot's results, JSON-serialisable, its KTAP read by
+	KUNIT_TOOL's kunit_parser."""
 	kernel, init, parts, problems = split_log(lines)
 	res: Dict[str, Any] = {'checks': {}, 'diag': {}, 'staged': {}, 'parts': {}, 'problems': problems, 'init': None,
 	       'init_errors': [], 'clocksources': [], 'atomics': None, 'preempt': None, 'kunit_errors': [],
@@ -153,7 +153,7 @@ def parse(lines: Sequence[str]) -> dict:
 		m = re.match(r'Dynamic Preempt: (\S+)', msg)
 		if m:
 			res['preempt'] = m.group(1)
-	main = _ktap(kernel)
+	main = _ktap(kernel, kunit_tool)
 	for suite in main.subtests:
 		for case in suite.subtests:
 			if case.name:
@@ -172,7 +172,7 @@ def parse(lines: Sequence[str]) -> dict:
 	for name, p in parts.items():
 		info = {'exit': p['exit'], 'plan': None, 'results': 0, 'ktap': True, 'command': p['command']}
 		res['parts'][name] = info
-		lines = kselftest_part(p, info) if name in KSELFTEST_PARTS else p['lines']
+		lines = kselftest_part(p, info, kunit_tool) if name in KSELFTEST_PARTS else p['lines']
 		for l in lines:
 			m = STAGED.match(l)
 			if m and name == 'cn_proc-clients':
@@ -187,8 +187,8 @@ def parse(lines: Sequence[str]) -> dict:
 			if info['runner'] is not None:
 				res['checks'][PREFIX[name] + 'cn_proc_test'] = info['runner']
 			continue
-		test = _ktap(lines)
-		info['ktap'] = test.status != _parser.TestStatus.FAILURE_TO_PARSE_TESTS
+		test = _ktap(lines, kunit_tool)
+		info['ktap'] = test.status.name != 'FAILURE_TO_PARSE_TESTS'
 		info['plan'] = test.expected_count if info['ktap'] else None
 		for t in test.subtests:
 			if t.name:
@@ -197,11 +197,11 @@ def parse(lines: Sequence[str]) -> dict:
 	return res
 
 
-def kselftest_part(p: dict, info: dict) -> List[str]:
+def kselftest_part(p: dict, info: dict, kunit_tool: str) -> List[str]:
 	"""run_kselftest.sh's KTAP: its plan and its result for the selftest
 	into INFO; the selftest's own lines, nested in its result's log (and
 	in the per-test log of a run with -p), one "# " taken off."""
-	runner = _ktap(p['lines'])
+	runner = _ktap(p['lines'], kunit_tool)
 	info['runner_plan'] = runner.expected_count
 	info['runner_results'] = [t.name.strip() for t in runner.subtests if t.name]
 	info['runner'] = None
@@ -369,9 +369,9 @@ def verdict(res: dict, boot: Boot, prog_args: Sequence[str]) -> List[Why]:
 	return why
 
 
-def parse_log(path: str, timed_out: bool) -> dict:
+def parse_log(path: str, timed_out: bool, kunit_tool: str) -> dict:
 	with open(path, errors='replace') as f:
-		res = parse(f.readlines())
+		res = parse(f.readlines(), kunit_tool)
 	res['log'] = path
 	res['timed_out'] = timed_out
 	return res

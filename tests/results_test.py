@@ -40,7 +40,7 @@ def boot(run, variant='patched', **changes):
 
 
 def judge(log, b, timed_out=False):
-	res = harness_results.parse_log(os.path.join(LOGS, log), timed_out)
+	res = harness_results.parse_log(os.path.join(LOGS, log), timed_out, KUNIT_TOOL)
 	return res, harness_results.verdict(res, b, ())
 
 
@@ -76,17 +76,13 @@ def given(lines, old, new):
 
 
 def judge_lines(lines, b, timed_out=False, prog_args=()):
-	res = harness_results.parse(lines)
+	res = harness_results.parse(lines, KUNIT_TOOL)
 	res['timed_out'] = timed_out
 	return res, harness_results.verdict(res, b, prog_args)
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
 class Logs(unittest.TestCase):
-	@classmethod
-	def setUpClass(cls):
-		harness_results.use_kunit_parser(KUNIT_TOOL)
-
 	def assertVerdict(self, log, b, want, timed_out=False):
 		"""The boot's verdict is WANT: (kind, about) of each reason."""
 		res, why = judge(log, b, timed_out)
@@ -435,7 +431,7 @@ class Logs(unittest.TestCase):
 		self.assertEqual(why, [])
 
 	def test_a_case_that_did_not_pass_fail_or_skip_is_a_failure(self):
-		s = harness_results._parser.TestStatus
+		s = harness_results.kunit_parser(KUNIT_TOOL).TestStatus
 		for status in (s.TEST_CRASHED, s.NO_TESTS, s.FAILURE_TO_PARSE_TESTS):
 			self.assertNotIn(harness_results._status(types.SimpleNamespace(status=status)), ('ok', 'skip'))
 		self.assertEqual(harness_results._status(types.SimpleNamespace(status=s.SUCCESS)), 'ok')
@@ -444,10 +440,6 @@ class Logs(unittest.TestCase):
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
 class Table(unittest.TestCase):
-	@classmethod
-	def setUpClass(cls):
-		harness_results.use_kunit_parser(KUNIT_TOOL)
-
 	def judged(self, log, b):
 		res, why = judge(log, b)
 		return {'boot': b, 'res': res, 'why': why}
