@@ -126,7 +126,7 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 	results = os.path.join(tree.line_out, 'results')
 	if not ex.dry:
 		shutil.rmtree(results, ignore_errors=True)
-	judged: Dict[str, list] = {a.name: [] for a in archs}
+	judged: Dict[str, List[harness_results.Judged]] = {a.name: [] for a in archs}
 	for b in boots:
 		arch = b.run.arch
 		accel = accelerator(arch, kernels.image(b.kernel), initrd[arch.name], tree.logs, accels, ex)
@@ -139,9 +139,8 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 			continue
 		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
 		why = harness_results.verdict(reported, b, prog_args(b, opts))
-		harness_results.save({**reported, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
-				     os.path.join(results, arch.name, b.name + '.json'))
-		judged[arch.name].append({'boot': b, 'res': reported, 'why': why})
+		harness_results.save(reported, why, os.path.join(results, arch.name, b.name + '.json'))
+		judged[arch.name].append(harness_results.Judged(b, reported, tuple(why)))
 	if ex.dry:
 		return True
 	ok = True
@@ -151,7 +150,7 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 		print('\n' + '\n'.join(out), flush=True)
 		with open(os.path.join(results, f'{a.name}.md'), 'w') as f:
 			f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
-		ok = ok and not any(j['why'] for j in judged[a.name])
+		ok = ok and not any(j.problems for j in judged[a.name])
 	for problem in bad_helper:
 		print(f'error: {problem}', flush=True)
 	return ok and not bad_helper
@@ -189,5 +188,5 @@ def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[Line], newest: L
 	reported = harness_results.parse_log(log, False, kunit_tool(opts, lines, newest, ex))
 	why = harness_results.verdict(reported, b, prog_args(b, opts))
 	print('\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}',
-					       [{'boot': b, 'res': reported, 'why': why}])), flush=True)
+					       [harness_results.Judged(b, reported, tuple(why))])), flush=True)
 	return 1 if why else 0

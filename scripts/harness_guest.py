@@ -194,7 +194,8 @@ def boot(argv: Sequence[str], log: str, timeout: int, ex: Executor) -> bool:
 	return True
 
 
-def boot_and_parse(argv: Sequence[str], log: str, timeout: int, kunit_tool: str, ex: Executor) -> Optional[dict]:
+def boot_and_parse(argv: Sequence[str], log: str, timeout: int, kunit_tool: str,
+		   ex: Executor) -> Optional['harness_results.BootReport']:
 	"""One boot and what its serial log says (harness_results.parse_log(),
 	its KTAP read by KUNIT_TOOL's kunit_parser), timed out if it hung: how
 	make boot-test, boot and bench all boot a kernel, so that a hung boot

@@ -1378,8 +1378,8 @@ class Bench(HarnessCase):
 	def parsed(self, name, timed_out=False):
 		return harness_results.parse_log(os.path.join(LOGS, name), timed_out, KUNIT_TOOL)
 
-	def kinds(self, res, part=harness_bench.SELFTEST):
-		return [(w.kind, w.about) for w in harness_bench.problems(res, part)]
+	def kinds(self, reported, part=harness_bench.SELFTEST):
+		return [(w.kind, w.about) for w in harness_bench.problems(reported, part)]
 
 	def test_what_fails_a_bench_boot(self):
 		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log')), [])
