@@ -18,10 +18,11 @@ effect the native figures predict says "cannot show it", not a result.
 """
 
 import re
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import bench_native
 import bench_stats
+from harness_results import BootReport, Status
 
 # The designs make bench compares, as the kernels it builds: the base
 # kernel, two designs the series was chosen over (mutants of the series),
@@ -122,8 +123,8 @@ def causal(lines: Sequence[str]) -> Optional[tuple]:
 	return None
 
 
-def keeps_table(keeps: Dict[tuple, tuple]) -> List[str]:
-	"""KEEPS: (design, clocksource) -> (results.parse() of the boot, its
+def keeps_table(keeps: Dict[Tuple[str, Optional[str]], Tuple[BootReport, Optional[tuple]]]) -> List[str]:
+	"""KEEPS: (design, clocksource) -> (what the boot reported, its
 	causal_order figures)."""
 	out = ['What each design keeps: the selftest on each kernel (2 CPUs, its fork/exec/exit load), '
 	       'on the default clocksource and on clocksource=jiffies; "inversions": a stamp below that of the '
@@ -137,11 +138,12 @@ def keeps_table(keeps: Dict[tuple, tuple]) -> List[str]:
 	       '---------------------|------------------------|']
 	for design, _, what in DESIGNS:
 		for clock in (None, 'jiffies'):
-			res, c = keeps[design, clock]
-			d = res['diag']
-			failed = sorted(k for k, v in res['checks'].items() if ':' not in k and v not in ('ok', 'skip'))
+			reported, c = keeps[design, clock]
+			d = reported.figures
+			failed = sorted(k for k, v in reported.checks.items()
+					if ':' not in k and v not in (Status.OK, Status.SKIP))
 			cf = '-' if c is None else f'{c[1]} of {c[0]} processes; {c[3]} of {c[2]}'
-			out.append(f'| {design} | {"/".join(dict.fromkeys(res["clocksources"])) or "?"} | '
+			out.append(f'| {design} | {"/".join(dict.fromkeys(reported.clocksources)) or "?"} | '
 				   f'{d.get("events", "-")} | {d.get("inversions", "-")} | {d.get("ties", "-")} | '
 				   f'{d.get("duplicates", "-")} | {cf} | {d.get("lead_ns", "-")} | '
 				   f'{", ".join(failed) or "none"} |')

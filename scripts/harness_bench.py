@@ -41,7 +41,7 @@ from harness_kernel import Kernels, Tree
 from harness_guest import KVM, TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv
 from harness_plan import Cmd, Executor
 import harness_results
-from harness_results import Why
+from harness_results import BootReport, Problem
 from harness_util import TOP, HarnessError, describe, file_text, note
 
 NATIVE_ROUNDS = 31
@@ -130,13 +130,13 @@ def bench_boots(opts: Options, arch: Arch, accel: str) -> List[BenchBoot]:
 	return boots
 
 
-def problems(res: dict, part: Optional[str]) -> List[Why]:
+def problems(reported: BootReport, part: Optional[str]) -> List[Problem]:
 	"""Why a boot of make bench does not count, whatever its figures: what
 	fails any boot (it hung, its kernel reported a problem), and PART, if
 	the boot's figures come from one, not finished."""
-	why = harness_results.boot_problems(res)
-	if part and (part not in res['parts'] or res['parts'][part]['exit'] is None):
-		why.append(Why('part_unfinished', part, f'{part} did not finish'))
+	why = harness_results.boot_problems(reported)
+	if part and (part not in reported.parts or reported.parts[part].exit is None):
+		why.append(Problem('part_unfinished', part, f'{part} did not finish'))
 	return why
 
 
@@ -154,7 +154,7 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 		os.makedirs(out)
 	with ex.stage('native: stamp_native on this machine\'s cores'):
 		native_lines = native(out, ex)
-	harness_boot.ready_kunit_parser(opts, lines, newest, ex)
+	ktap_tool = harness_boot.kunit_tool(opts, lines, newest, ex)
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
 	with ex.stage(f'{line.name}: tree'):
@@ -166,14 +166,14 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 	accel = accelerator(arch, kernels.image(Kernel(arch, 'default', 'patched')), initrd, tree.logs, chosen, ex)
 	cpus = opts.bench_cpus
 
-	def boot_design(b: BenchBoot) -> Tuple[List[str], Optional[dict]]:
+	def boot_design(b: BenchBoot) -> Tuple[List[str], Optional[BootReport]]:
 		"""Boot B, judged by problems(): its log's lines and what it
 		reported (none in a dry run)."""
 		log = os.path.join(out, b.name + '.log')
 		argv = qemu_argv(arch, kernels.image(Kernel(arch, 'default', b.design)), initrd, log, cpus, b.cmdline,
 				 b.accel, extra=b.extra)
 		with ex.stage(f'{line.name}: bench boot {b.name}'):
-			reported = boot_and_parse(argv, log, opts.boot_timeout, ex)
+			reported = boot_and_parse(argv, log, opts.boot_timeout, ktap_tool, ex)
 		if reported is None:
 			return [], None
 		why = problems(reported, b.part)
@@ -182,10 +182,11 @@ def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> i
 		return file_text(log).splitlines(keepends=True), reported
 
 	boots = bench_boots(opts, arch, accel)
-	keeps: Dict[tuple, tuple] = {}
+	keeps: Dict[Tuple[str, Optional[str]], Tuple[BootReport, Optional[tuple]]] = {}
 	for b in (b for b in boots if not b.mode):
 		log_lines, reported = boot_design(b)
-		keeps[b.design, b.clock] = (reported, bench_report.causal(log_lines))
+		if reported is not None:	# a dry run's is None
+			keeps[b.design, b.clock] = (reported, bench_report.causal(log_lines))
 	rounds_of = {}
 	for name, _, _ in modes(accel):
 		rounds: List[Dict[str, dict]] = [{} for _ in range(opts.bench_pairs)]

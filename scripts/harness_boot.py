@@ -31,12 +31,11 @@ def newest_source(opts: Options, lines: Sequence[Line], newest: Line, ex: Execut
 	return fetch_source(newest, opts, ex)
 
 
-def ready_kunit_parser(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> None:
-	"""KTAP is read with the newest line's tools/testing/kunit."""
+def kunit_tool(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> str:
+	"""The newest line's tools/testing/kunit, whose kunit_parser reads
+	KTAP (harness_results.kunit_parser())."""
 	with ex.stage('kunit_parser'):
-		src = newest_source(opts, lines, newest, ex)
-		if not ex.dry:
-			harness_results.use_kunit_parser(os.path.join(src, KUNIT_TOOL))
+		return os.path.join(newest_source(opts, lines, newest, ex), KUNIT_TOOL)
 
 
 def each_line(lines: Sequence[Line], what: str, step: Callable[[Line], Optional[bool]], ex: Executor) -> int:
@@ -90,12 +89,13 @@ def check_helper_instructions(line: Line, kernels: Kernels, boots: Sequence[Boot
 	return bad
 
 
-def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: Callable[[], str], accels: Dict[str, str],
-	      ex: Executor, cached_only: bool = False) -> bool:
+def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: Callable[[], str], ktap_tool: str,
+	      accels: Dict[str, str], ex: Executor, cached_only: bool = False) -> bool:
 	"""BOOTS of LINE, their kernels built (or, CACHED_ONLY, taken from
 	the cache or refused), each judged; False if one was not as its run
 	expects. KSELFTEST_SRC() gives the source the guest's kselftest is
-	built from; ACCELS holds the accelerator chosen for each
+	built from; KTAP_TOOL, the tools/testing/kunit whose kunit_parser
+	reads the boots' KTAP; ACCELS holds the accelerator chosen for each
 	architecture. A dry run judges nothing."""
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
@@ -126,7 +126,7 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 	results = os.path.join(tree.line_out, 'results')
 	if not ex.dry:
 		shutil.rmtree(results, ignore_errors=True)
-	judged: Dict[str, list] = {a.name: [] for a in archs}
+	judged: Dict[str, List[harness_results.Judged]] = {a.name: [] for a in archs}
 	for b in boots:
 		arch = b.run.arch
 		accel = accelerator(arch, kernels.image(b.kernel), initrd[arch.name], tree.logs, accels, ex)
@@ -134,14 +134,13 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 		run_args = kernel_cmdline(b.run)[len(harness_args(arch)):]
 		with ex.stage(f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
 			      f'{", " + " ".join(run_args) if run_args else ""})'):
-			reported = boot_and_parse(argv, log, opts.boot_timeout, ex)
+			reported = boot_and_parse(argv, log, opts.boot_timeout, ktap_tool, ex)
 		if reported is None:	# a dry run's
 			continue
 		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
 		why = harness_results.verdict(reported, b, prog_args(b, opts))
-		harness_results.save({**reported, 'verdict': [{'kind': w.kind, 'about': w.about, 'text': w} for w in why]},
-				     os.path.join(results, arch.name, b.name + '.json'))
-		judged[arch.name].append({'boot': b, 'res': reported, 'why': why})
+		harness_results.save(reported, why, os.path.join(results, arch.name, b.name + '.json'))
+		judged[arch.name].append(harness_results.Judged(b, reported, tuple(why)))
 	if ex.dry:
 		return True
 	ok = True
@@ -151,7 +150,7 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 		print('\n' + '\n'.join(out), flush=True)
 		with open(os.path.join(results, f'{a.name}.md'), 'w') as f:
 			f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
-		ok = ok and not any(j['why'] for j in judged[a.name])
+		ok = ok and not any(j.problems for j in judged[a.name])
 	for problem in bad_helper:
 		print(f'error: {problem}', flush=True)
 	return ok and not bad_helper
@@ -163,20 +162,21 @@ def boot_test(opts: Options, lines: Sequence[Line], boots: Dict[str, List[Boot]]
 	if not ex.dry:
 		with open(os.path.join(opts.out, 'commit'), 'w') as f:
 			f.write(describe() + '\n')
-	ready_kunit_parser(opts, lines, newest, ex)
+	ktap_tool = kunit_tool(opts, lines, newest, ex)
 	print(f'logs: {opts.out}/logs/LINE/; results: {opts.out}/LINE/results/', flush=True)
 	accels: Dict[str, str] = {}
 	return each_line(lines, 'boot test',
 			 lambda line: boot_line(line, boots[line.name], opts,
-						lambda: newest_source(opts, lines, newest, ex), accels, ex), ex)
+						lambda: newest_source(opts, lines, newest, ex), ktap_tool, accels, ex), ex)
 
 
 def boot_one(opts: Options, line: Line, boots: Sequence[Boot], lines: Sequence[Line], newest: Line,
 	     ex: Executor) -> int:
 	"""boot LINE RUN VARIANT: BOOTS, one kernel of the cache, booted and
 	judged."""
-	ready_kunit_parser(opts, lines, newest, ex)
-	ok = boot_line(line, boots, opts, lambda: newest_source(opts, lines, newest, ex), {}, ex, cached_only=True)
+	ktap_tool = kunit_tool(opts, lines, newest, ex)
+	ok = boot_line(line, boots, opts, lambda: newest_source(opts, lines, newest, ex), ktap_tool, {}, ex,
+		       cached_only=True)
 	return 0 if ok else 1
 
 
@@ -185,9 +185,8 @@ def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[Line], newest: L
 	B's, its table and verdict printed; 0 if as its run expects. A saved
 	log does not say whether its boot timed out: one that did has parts
 	that did not finish, which fail it all the same."""
-	ready_kunit_parser(opts, lines, newest, ex)
-	reported = harness_results.parse_log(log, False)
+	reported = harness_results.parse_log(log, False, kunit_tool(opts, lines, newest, ex))
 	why = harness_results.verdict(reported, b, prog_args(b, opts))
 	print('\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}',
-					       [{'boot': b, 'res': reported, 'why': why}])), flush=True)
+					       [harness_results.Judged(b, reported, tuple(why))])), flush=True)
 	return 1 if why else 0

@@ -194,13 +194,15 @@ def boot(argv: Sequence[str], log: str, timeout: int, ex: Executor) -> bool:
 	return True
 
 
-def boot_and_parse(argv: Sequence[str], log: str, timeout: int, ex: Executor) -> Optional[dict]:
-	"""One boot and what its serial log says (harness_results.parse_log()),
-	timed out if it hung: how make boot-test, boot and bench all boot a
-	kernel, so that a hung boot or a kernel report is seen the same way.
+def boot_and_parse(argv: Sequence[str], log: str, timeout: int, kunit_tool: str,
+		   ex: Executor) -> Optional['harness_results.BootReport']:
+	"""One boot and what its serial log says (harness_results.parse_log(),
+	its KTAP read by KUNIT_TOOL's kunit_parser), timed out if it hung: how
+	make boot-test, boot and bench all boot a kernel, so that a hung boot
+	or a kernel report is seen the same way.
 	None in a dry run, which boots nothing."""
 	ended = boot(argv, log, timeout, ex)
-	return None if ex.dry else harness_results.parse_log(log, not ended)
+	return None if ex.dry else harness_results.parse_log(log, not ended, kunit_tool)
 
 
 def accelerator(arch: Arch, image: str, initrd: str, logs: str, chosen: Dict[str, str], ex: Executor) -> str:

@@ -39,11 +39,14 @@ kselftest part's install (the listener's), and no part the run does not
 ask for.
 """
 
+import dataclasses
+import enum
+import functools
 import importlib
 import json
 import re
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from harness_config import CLIENT_CHECKS, Boot, kernel_cmdline
 import harness_guest
@@ -71,43 +74,128 @@ KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
 SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
 STAGED = re.compile(r'# cn_proc-staged: ([a-z0-9_]+) (\S+) (\S+) (\S+)$')
 
-# The newest line's kunit_parser (use_kunit_parser()): loaded from a
-# tree, so untyped here.
-_parser: Any = None
+
+class Status(enum.Enum):
+	"""A check's result; its value is what the table shows."""
+	OK = 'ok'
+	FAIL = 'FAIL'
+	SKIP = 'skip'
+	CRASHED = 'crashed'
+
+	def __str__(self) -> str:
+		return self.value
 
 
-def use_kunit_parser(kunit_dir: str) -> None:
-	"""kunit_parser from a tree's tools/testing/kunit."""
-	global _parser
-	sys.path.insert(0, kunit_dir)
-	_parser = importlib.import_module('kunit_parser')
-	printer = importlib.import_module('kunit_printer')
-	_parser.null = printer.null_printer
+# kunit_parser's TestStatus, by name: any other (a crash, no tests, KTAP
+# that did not parse) is CRASHED.
+STATUS_OF = {'SUCCESS': Status.OK, 'FAILURE': Status.FAIL, 'SKIPPED': Status.SKIP}
 
 
-def _ktap(lines: Sequence[str]) -> Any:
-	return _parser.parse_run_tests(lines, _parser.null)
+@dataclasses.dataclass(frozen=True)
+class KernelReport:
+	"""A problem the kernel reported (WHAT), with the log around it."""
+	what: str
+	excerpt: Tuple[str, ...]
 
 
-def _status(test: Any) -> str:
-	s = _parser.TestStatus
-	return {s.SUCCESS: 'ok', s.FAILURE: 'FAIL', s.SKIPPED: 'skip'}.get(test.status, 'crashed')
+@dataclasses.dataclass(frozen=True)
+class InitMode:
+	"""What init says it runs: the run's mode, and whether the clients."""
+	run: str
+	clients: bool
 
 
-def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, dict], List[dict]]:
+@dataclasses.dataclass(frozen=True)
+class Runner:
+	"""run_kselftest.sh's KTAP in a part: its plan, the names of its
+	results, its result for the selftest, and the reason of the
+	selftest's own SKIP of all its tests."""
+	plan: Optional[int] = None
+	results: Tuple[str, ...] = ()
+	status: Optional[Status] = None
+	skip: Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+	"""A part init ran: its command, exit status (None: it did not
+	finish), its KTAP's plan and count of results (KTAP False: none that
+	parses) and, run through run_kselftest.sh, its RUNNER."""
+	command: str
+	exit: Optional[int]
+	plan: Optional[int] = None
+	results: int = 0
+	ktap: bool = True
+	runner: Runner = Runner()
+
+
+@dataclasses.dataclass(frozen=True)
+class BootReport:
+	"""What a boot's serial log reports: each check's status, the
+	selftest's figures ("# cn_proc: KEY=VALUE"), the release each client
+	check ran, the parts, the kernel's reports, what init said, and what
+	the kernel says of itself; LOG and TIMED_OUT from parse_log()."""
+	checks: Mapping[str, Status]
+	figures: Mapping[str, str]
+	releases: Mapping[str, str]
+	parts: Mapping[str, Part]
+	kernel_reports: Tuple[KernelReport, ...]
+	init: Optional[InitMode]
+	init_errors: Tuple[str, ...]
+	clocksources: Tuple[str, ...]
+	kunit_errors: Tuple[str, ...]
+	atomics: Optional[str]
+	preempt: Optional[str]
+	cpus: Optional[int]
+	cmdline: Optional[str]
+	log: str = ''
+	timed_out: bool = False
+
+
+@dataclasses.dataclass
+class PartLog:
+	"""What a part wrote to the log: its lines, those of its per-test
+	log, and its exit status, once it finished."""
+	command: str
+	lines: List[str] = dataclasses.field(default_factory=list)
+	log: List[str] = dataclasses.field(default_factory=list)
+	exit: Optional[int] = None
+
+
+@functools.cache
+def kunit_parser(kunit_tool: str) -> Any:
+	"""kunit_parser of a tree's tools/testing/kunit, loaded once, its
+	printer silenced: loaded from a tree, so untyped here."""
+	sys.path.insert(0, kunit_tool)
+	parser: Any = importlib.import_module('kunit_parser')
+	parser.null = importlib.import_module('kunit_printer').null_printer
+	return parser
+
+
+def _ktap(lines: Sequence[str], kunit_tool: str) -> Any:
+	parser = kunit_parser(kunit_tool)
+	return parser.parse_run_tests(lines, parser.null)
+
+
+def status(test: Any) -> Status:
+	"""A kunit_parser Test's status."""
+	return STATUS_OF.get(test.status.name, Status.CRASHED)
+
+
+def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, PartLog], List[KernelReport]]:
 	"""The kernel's messages, init's lines, each part's lines, and the
 	kernel's problem reports (with the log around them)."""
 	kernel: List[str] = []
 	init: List[str] = []
-	parts: Dict[str, dict] = {}
-	problems: List[dict] = []
+	parts: Dict[str, PartLog] = {}
+	reports: List[KernelReport] = []
 	part, where = None, 'lines'
 	for i, raw in enumerate(lines):
 		line = raw.rstrip('\r\n')
 		k = PRINTK.search(line)
-		if k and PROBLEMS.search(line[k.end():]) and len(problems) < 5:
-			problems.append({'what': line[k.end():].strip(),
-					 'excerpt': [l.rstrip() for l in lines[max(0, i - 3):i + 15]]})
+		if k and PROBLEMS.search(line[k.end():]) and len(reports) < 5:
+			reports.append(KernelReport(line[k.end():].strip(),
+						    tuple(l.rstrip() for l in lines[max(0, i - 3):i + 15])))
 		if k and k.start() == 0:
 			kernel.append(line[k.end():])
 			continue
@@ -117,120 +205,157 @@ def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, dic
 		if m:
 			if m.group(2):
 				part = m.group(1)
-				parts[part] = {'lines': [], 'log': [], 'exit': None, 'command': m.group(3)}
+				parts[part] = PartLog(m.group(3))
 				where = 'lines'
 			elif m.group(4) and m.group(1) == part:
 				where = 'log'
 			elif m.group(1) in parts:
-				parts[m.group(1)]['exit'] = int(m.group(5))
+				parts[m.group(1)].exit = int(m.group(5))
 				part = None
 			continue
 		if line.startswith('cn_proc-init: '):
 			init.append(line[len('cn_proc-init: '):])
 		elif part:
-			parts[part][where].append(line)
-	return kernel, init, parts, problems
+			(parts[part].log if where == 'log' else parts[part].lines).append(line)
+	return kernel, init, parts, reports
 
 
-def parse(lines: Sequence[str]) -> dict:
-	"""One boot's results, JSON-serialisable."""
-	kernel, init, parts, problems = split_log(lines)
-	res: Dict[str, Any] = {'checks': {}, 'diag': {}, 'staged': {}, 'parts': {}, 'problems': problems, 'init': None,
-	       'init_errors': [], 'clocksources': [], 'atomics': None, 'preempt': None, 'kunit_errors': [],
-	       'cpus': None, 'cmdline': None}
+def parse(lines: Sequence[str], kunit_tool: str) -> BootReport:
+	"""One boot's report, its KTAP read by KUNIT_TOOL's kunit_parser."""
+	kernel, init_lines, part_logs, kernel_reports = split_log(lines)
+	cpus, cmdline, atomics, preempt = kernel_facts(kernel)
+	checks: Dict[str, Status] = {}
+	kunit_errors = kunit_results(kernel, kunit_tool, checks)
+	init, init_errors, clocksources = init_facts(init_lines)
+	figures: Dict[str, str] = {}
+	releases: Dict[str, str] = {}
+	parts = {name: read_part(name, p, kunit_tool, checks, figures, releases) for name, p in part_logs.items()}
+	return BootReport(checks, figures, releases, parts, tuple(kernel_reports), init, tuple(init_errors),
+			  tuple(clocksources), tuple(kunit_errors), atomics, preempt, cpus, cmdline)
+
+
+def kernel_facts(kernel: Sequence[str]) -> Tuple[Optional[int], Optional[str], Optional[str], Optional[str]]:
+	"""What the kernel's messages say of it: the CPUs brought up, its
+	command line, arm64's atomics, the preemption model."""
+	cpus: Optional[int] = None
+	cmdline: Optional[str] = None
+	atomics: Optional[str] = None
+	preempt: Optional[str] = None
 	for msg in kernel:
 		m = re.match(r'smp: Brought up \d+ nodes?, (\d+) CPUs?$', msg)
 		if m:
-			res['cpus'] = int(m.group(1))
+			cpus = int(m.group(1))
 		if msg.startswith('Kernel command line: '):
-			res['cmdline'] = msg[len('Kernel command line: '):].strip()
+			cmdline = msg[len('Kernel command line: '):].strip()
 		# arm64's atomics: LL/SC unless LSE was detected by the time the
 		# system-wide alternatives (which make the choice) apply.
 		if msg.startswith('alternatives: applying system-wide alternatives'):
-			res['atomics'] = res['atomics'] or 'llsc'
+			atomics = atomics or 'llsc'
 		elif msg.startswith('CPU features: detected: LSE atomic instructions'):
-			res['atomics'] = 'lse'
+			atomics = 'lse'
 		m = re.match(r'Dynamic Preempt: (\S+)', msg)
 		if m:
-			res['preempt'] = m.group(1)
-	main = _ktap(kernel)
-	for suite in main.subtests:
+			preempt = m.group(1)
+	return cpus, cmdline, atomics, preempt
+
+
+def kunit_results(kernel: Sequence[str], kunit_tool: str, checks: Dict[str, Status]) -> List[str]:
+	"""The kernel's KUnit cases into CHECKS ("kunit:CASE"); a case that
+	did not report, as an error."""
+	errors = []
+	for suite in _ktap(kernel, kunit_tool).subtests:
 		for case in suite.subtests:
 			if case.name:
-				res['checks']['kunit:' + case.name] = _status(case)
+				checks['kunit:' + case.name] = status(case)
 			else:
-				res['kunit_errors'].append(f'suite {suite.name}: a case did not report')
-	for l in init:
+				errors.append(f'suite {suite.name}: a case did not report')
+	return errors
+
+
+def init_facts(init_lines: Sequence[str]) -> Tuple[Optional[InitMode], List[str], List[str]]:
+	"""What init said: its mode, its errors, the clocksources it saw."""
+	init = None
+	errors = []
+	clocksources = []
+	for l in init_lines:
 		if l.startswith('error: '):
-			res['init_errors'].append(l[len('error: '):])
+			errors.append(l[len('error: '):])
 		m = re.match(r'run=(\S+) clients=(\d)$', l)
 		if m:
-			res['init'] = {'run': m.group(1), 'clients': m.group(2) == '1'}
+			init = InitMode(m.group(1), m.group(2) == '1')
 		m = re.match(r'clocksource=(\S*)$', l)
 		if m:
-			res['clocksources'].append(m.group(1))
-	for name, p in parts.items():
-		info = {'exit': p['exit'], 'plan': None, 'results': 0, 'ktap': True, 'command': p['command']}
-		res['parts'][name] = info
-		lines = kselftest_part(p, info) if name in KSELFTEST_PARTS else p['lines']
-		for l in lines:
-			m = STAGED.match(l)
-			if m and name == 'cn_proc-clients':
-				res['staged']['client:' + m.group(1)] = ' '.join(m.group(2, 3, 4))
-			if l.startswith('# cn_proc:'):
-				for kv in l[len('# cn_proc:'):].split():
-					key, _, val = kv.partition('=')
-					res['diag'][key] = val
-		if name not in PREFIX:
-			continue
-		if name in SKIP_FOR:
-			if info['runner'] is not None:
-				res['checks'][PREFIX[name] + 'cn_proc_test'] = info['runner']
-			continue
-		test = _ktap(lines)
-		info['ktap'] = test.status != _parser.TestStatus.FAILURE_TO_PARSE_TESTS
-		info['plan'] = test.expected_count if info['ktap'] else None
-		for t in test.subtests:
-			if t.name:
-				info['results'] += 1
-				res['checks'][PREFIX[name] + t.name] = _status(t)
-	return res
+			clocksources.append(m.group(1))
+	return init, errors, clocksources
 
 
-def kselftest_part(p: dict, info: dict) -> List[str]:
-	"""run_kselftest.sh's KTAP: its plan and its result for the selftest
-	into INFO; the selftest's own lines, nested in its result's log (and
-	in the per-test log of a run with -p), one "# " taken off."""
-	runner = _ktap(p['lines'])
-	info['runner_plan'] = runner.expected_count
-	info['runner_results'] = [t.name.strip() for t in runner.subtests if t.name]
-	info['runner'] = None
-	info['skip'] = None
+def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status], figures: Dict[str, str],
+	      releases: Dict[str, str]) -> Part:
+	"""Part NAME as its log P says; its checks, the selftest's figures and
+	the releases the clients ran into CHECKS, FIGURES and RELEASES."""
+	runner = Runner()
+	part_lines = p.lines
+	if name in KSELFTEST_PARTS:
+		runner, part_lines = kselftest_part(p, kunit_tool)
+	part = Part(p.command, p.exit, runner=runner)
+	for l in part_lines:
+		m = STAGED.match(l)
+		if m and name == 'cn_proc-clients':
+			releases['client:' + m.group(1)] = ' '.join(m.group(2, 3, 4))
+		if l.startswith('# cn_proc:'):
+			for kv in l[len('# cn_proc:'):].split():
+				key, _, val = kv.partition('=')
+				figures[key] = val
+	if name not in PREFIX:
+		return part
+	if name in SKIP_FOR:
+		if runner.status is not None:
+			checks[PREFIX[name] + 'cn_proc_test'] = runner.status
+		return part
+	test = _ktap(part_lines, kunit_tool)
+	ktap = test.status.name != 'FAILURE_TO_PARSE_TESTS'
+	results = 0
+	for t in test.subtests:
+		if t.name:
+			results += 1
+			checks[PREFIX[name] + t.name] = status(t)
+	return dataclasses.replace(part, plan=test.expected_count if ktap else None, results=results, ktap=ktap)
+
+
+def kselftest_part(p: PartLog, kunit_tool: str) -> Tuple[Runner, List[str]]:
+	"""run_kselftest.sh's KTAP: its plan and its result for the selftest;
+	the selftest's own lines, nested in its result's log (and in the
+	per-test log of a run with -p), one "# " taken off."""
+	runner = _ktap(p.lines, kunit_tool)
+	result = None
 	nested = []
 	for t in runner.subtests:
 		if t.name and t.name.strip() == KSELFTEST_NAME:
-			info['runner'] = _status(t)
+			result = status(t)
 			nested = t.log
-	nested = [l[2:] if l.startswith('# ') else l for l in nested + p['log']]
+	nested = [l[2:] if l.startswith('# ') else l for l in nested + p.log]
+	skip = None
 	for l in nested:
 		m = SKIP_ALL.match(l)
 		if m:
-			info['skip'] = m.group(1)
-	return nested
+			skip = m.group(1)
+	return Runner(runner.expected_count, tuple(t.name.strip() for t in runner.subtests if t.name), result, skip), nested
 
 
-class Why(str):
-	"""One reason a boot did not end as its run expects: the line the
-	report prints, with what kind of reason it is (KIND, one of KINDS) and
-	the check, part or setting it is about (ABOUT), which the tests read."""
+@dataclasses.dataclass(frozen=True)
+class Problem:
+	"""One reason a boot did not end as its run expects: what KIND of
+	reason it is (one of KINDS), the check, part or setting it is ABOUT
+	(which the tests read), and the TEXT the report prints."""
 	kind: str
 	about: str
+	text: str
 
-	def __new__(cls, kind: str, about: str, text: str) -> 'Why':
-		assert kind in KINDS, kind
-		w = super().__new__(cls, text)
-		w.kind, w.about = kind, about
-		return w
+	def __post_init__(self) -> None:
+		assert self.kind in KINDS, self.kind
+
+	def __str__(self) -> str:
+		return self.text
 
 
 KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'cmdline', 'cpus', 'init_missing',
@@ -246,141 +371,181 @@ KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 
 ORDER_CHECKS = ('ack_order', 'load_order', 'load_unique')
 
 
-def boot_problems(res: dict) -> List[Why]:
+@dataclasses.dataclass(frozen=True)
+class Judged:
+	"""A boot, what its log reported, and why it did not end as its run
+	expects (PROBLEMS empty if it did)."""
+	boot: Boot
+	report: BootReport
+	problems: Tuple[Problem, ...]
+
+
+def boot_problems(reported: BootReport) -> List[Problem]:
 	"""What fails any boot, make bench's too: it hung, or its kernel
 	reported a problem."""
-	why = []
-	if res.get('timed_out'):
-		why.append(Why('timed_out', '', 'boot timed out'))
-	why += [Why('kernel_report', p['what'], 'kernel: ' + p['what']) for p in res['problems']]
+	why: List[Problem] = []
+	if reported.timed_out:
+		why.append(Problem('timed_out', '', 'boot timed out'))
+	why += [Problem('kernel_report', r.what, 'kernel: ' + r.what) for r in reported.kernel_reports]
 	return why
 
 
-def problems(res: dict, boot: Boot, prog_args: Sequence[str]) -> List[Why]:
+def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[Problem]:
 	"""What makes a boot of a run fail whatever its expectation. PROG_ARGS:
 	the arguments the boot gave the program init runs (the selftest's
 	load), part of the kernel command line it was given."""
 	run = boot.run
-	why = boot_problems(res)
-	why += [Why('init_error', e, 'init: ' + e) for e in res['init_errors']]
-	why += [Why('kunit_error', e, 'KUnit: ' + e) for e in res['kunit_errors']]
+	why = boot_problems(reported)
+	why += [Problem('init_error', e, 'init: ' + e) for e in reported.init_errors]
+	why += [Problem('kunit_error', e, 'KUnit: ' + e) for e in reported.kunit_errors]
 	# Every kernel has the series' KUnit cases: base has its first patch.
-	if not any(k.startswith('kunit:') for k in res['checks']):
-		why.append(Why('no_kunit', '', 'no KUnit results'))
+	if not any(k.startswith('kunit:') for k in reported.checks):
+		why.append(Problem('no_kunit', '', 'no KUnit results'))
 	# What the boot asked, as the kernel received it: init's parameters,
 	# the selftest's arguments among them, which nothing else reports.
 	asked = ' '.join(kernel_cmdline(run, prog_args))
-	if res['cmdline'] != asked:
-		why.append(Why('cmdline', res['cmdline'] or '',
-			       f'kernel command line: {res["cmdline"] or "not reported"}, the boot gave {asked}'))
-	if res['cpus'] != run.cpus:
-		why.append(Why('cpus', str(res['cpus'] or ''),
-			       f'CPUs brought up: {res["cpus"] or "not reported"}, the run asks for {run.cpus}'))
-	if res['init'] is None:
-		why.append(Why('init_missing', '', 'init did not start'))
+	if reported.cmdline != asked:
+		why.append(Problem('cmdline', reported.cmdline or '',
+				   f'kernel command line: {reported.cmdline or "not reported"}, the boot gave {asked}'))
+	if reported.cpus != run.cpus:
+		why.append(Problem('cpus', str(reported.cpus or ''),
+				   f'CPUs brought up: {reported.cpus or "not reported"}, the run asks for {run.cpus}'))
+	init = reported.init
+	if init is None:
+		why.append(Problem('init_missing', '', 'init did not start'))
 	else:
-		if res['init']['run'] != run.mode:
-			why.append(Why('init_mode', res['init']['run'],
-				       f'init ran {res["init"]["run"]}, the run asks for {run.mode}'))
-		if res['init']['clients'] != run.clients:
-			why.append(Why('init_clients', str(int(res['init']['clients'])),
-				       f'init {"ran" if res["init"]["clients"] else "did not run"} the clients, '
-				       f'the run asks {"for" if run.clients else "for none of"} them'))
-	if run.clocksource and (not res['clocksources'] or
-				any(c != run.clocksource for c in res['clocksources'])):
-		why.append(Why('clocksource', ', '.join(res['clocksources']),
-			       f'clocksource: {", ".join(res["clocksources"]) or "not reported"}, '
-			       f'the run asks for {run.clocksource}'))
-	if run.preempt and res['preempt'] != run.preempt:
-		why.append(Why('preempt', res['preempt'] or '',
-			       f'preemption: {res["preempt"] or "not reported"}, the run asks for {run.preempt}'))
-	if run.arch.atomics or res['atomics']:
-		if res['atomics'] != run.atomics:
-			why.append(Why('atomics', res['atomics'] or '',
-				       f'atomics: {res["atomics"] or "none detected"}, the run asks for {run.atomics or "none"}'))
-	if res['init'] is not None:
+		if init.run != run.mode:
+			why.append(Problem('init_mode', init.run, f'init ran {init.run}, the run asks for {run.mode}'))
+		if init.clients != run.clients:
+			why.append(Problem('init_clients', str(int(init.clients)),
+					   f'init {"ran" if init.clients else "did not run"} the clients, '
+					   f'the run asks {"for" if run.clients else "for none of"} them'))
+	clocksources = reported.clocksources
+	if run.clocksource and (not clocksources or
+				any(c != run.clocksource for c in clocksources)):
+		why.append(Problem('clocksource', ', '.join(clocksources),
+				   f'clocksource: {", ".join(clocksources) or "not reported"}, '
+				   f'the run asks for {run.clocksource}'))
+	if run.preempt and reported.preempt != run.preempt:
+		why.append(Problem('preempt', reported.preempt or '',
+				   f'preemption: {reported.preempt or "not reported"}, the run asks for {run.preempt}'))
+	if run.arch.atomics or reported.atomics:
+		if reported.atomics != run.atomics:
+			why.append(Problem('atomics', reported.atomics or '',
+					   f'atomics: {reported.atomics or "none detected"}, '
+					   f'the run asks for {run.atomics or "none"}'))
+	if init is not None:
 		for part in run.parts():
-			why += part_problems(res, part, run.listener)
+			why += part_problems(reported, part, run.listener)
 	# A part the run does not ask for: the selftest of a run of KUnit
 	# alone, clients nobody asked for.
-	why += [Why('part_unexpected', p, f'{p} ran, the run does not ask for it')
-		for p in res['parts'] if p not in run.parts()]
+	why += [Problem('part_unexpected', p, f'{p} ran, the run does not ask for it')
+		for p in reported.parts if p not in run.parts()]
 	# Every client runs on every kernel of a run with the clients.
-	if run.clients and 'cn_proc-clients' in res['parts']:
-		why += [Why('client_missing', 'client:' + c, f'client:{c}: no result')
-			for c in CLIENT_CHECKS if 'client:' + c not in res['checks']]
+	if run.clients and 'cn_proc-clients' in reported.parts:
+		why += [Problem('client_missing', 'client:' + c, f'client:{c}: no result')
+			for c in CLIENT_CHECKS if 'client:' + c not in reported.checks]
 	# What ran must be named: a client's result without its release.
-	why += [Why('release', c, f'{c}: the guest did not name the release that ran')
-		for c in res['checks'] if c.startswith('client:') and c not in res.get('staged', {})]
+	why += [Problem('release', c, f'{c}: the guest did not name the release that ran')
+		for c in reported.checks if c.startswith('client:') and c not in reported.releases]
 	return why
 
 
-def part_problems(res: dict, part: str, listener: int) -> List[Why]:
+def part_problems(reported: BootReport, part: str, listener: int) -> List[Problem]:
 	"""A part must have started and finished, reported its whole plan, and
 	exited 0 when all passed, 1 when some failed (kselftest's codes). One
 	run through run_kselftest.sh must have run the LISTENER's kselftest
 	install, reported the selftest's result as its results call for; one
 	in a namespace, a SKIP naming it."""
-	info = res['parts'].get(part)
-	if info is None:
-		return [Why('part_missing', part, f'{part} did not start')]
-	if info['exit'] is None:
-		return [Why('part_unfinished', part, f'{part} did not finish')]
-	why = []
+	p = reported.parts.get(part)
+	if p is None:
+		return [Problem('part_missing', part, f'{part} did not start')]
+	if p.exit is None:
+		return [Problem('part_unfinished', part, f'{part} did not finish')]
+	why: List[Problem] = []
 	prefix = PREFIX[part]
+	runner = p.runner
 	if part in KSELFTEST_PARTS:
-		runner = f'/{harness_guest.INSTALLS[listener]}/run_kselftest.sh'
-		if runner not in info['command'].split():
-			why.append(Why('listener', part, f'{part} ran {info["command"] or "nothing"}, not the {listener}-bit '
-				       f'listener\'s {runner}'))
-		if info['runner_plan'] != 1 or info['runner_results'] != [KSELFTEST_NAME]:
-			why.append(Why('runner', part, f'{part}: run_kselftest.sh planned {info["runner_plan"]} and reported '
-				       f'{", ".join(info["runner_results"]) or "nothing"}, not {KSELFTEST_NAME} alone'))
+		script = f'/{harness_guest.INSTALLS[listener]}/run_kselftest.sh'
+		if script not in p.command.split():
+			why.append(Problem('listener', part, f'{part} ran {p.command or "nothing"}, not the {listener}-bit '
+					   f'listener\'s {script}'))
+		if runner.plan != 1 or runner.results != (KSELFTEST_NAME,):
+			why.append(Problem('runner', part, f'{part}: run_kselftest.sh planned {runner.plan} and reported '
+					   f'{", ".join(runner.results) or "nothing"}, not {KSELFTEST_NAME} alone'))
 	if part in SKIP_FOR:
-		if info['runner'] != 'skip' or not info['skip'] or SKIP_FOR[part] not in info['skip']:
-			why.append(Why('namespace_skip', part, f'{part}: cn_proc_test did not SKIP for the {SKIP_FOR[part]} '
-				       f'(result {info["runner"] or "none"}, reason: {info["skip"] or "none"})'))
-	elif not info['ktap'] or info['plan'] is None or info['results'] != info['plan']:
-		why.append(Why('plan', part, f'{part} reported {info["results"]} results, planned '
-			       f'{info["plan"] if info["plan"] is not None else "none"}'))
-	mine = [k for k in res['checks'] if (k.startswith(prefix) if prefix else ':' not in k)]
-	failed = any(res['checks'][k] != 'ok' and res['checks'][k] != 'skip' for k in mine)
-	if part == 'cn_proc-selftest' and info['runner'] is not None and not why and \
-	   info['runner'] != ('FAIL' if failed else 'ok'):
-		why.append(Why('runner_result', part, f'{part}: run_kselftest.sh reported cn_proc_test {info["runner"]}, '
-			       f'its checks {"some failed" if failed else "all passed"}'))
-	if info['exit'] != (1 if failed or info.get('runner') == 'FAIL' else 0):
-		why.append(Why('exit_status', part, f'{part} exited {info["exit"]}'))
+		if runner.status is not Status.SKIP or not runner.skip or SKIP_FOR[part] not in runner.skip:
+			why.append(Problem('namespace_skip', part, f'{part}: cn_proc_test did not SKIP for the '
+					   f'{SKIP_FOR[part]} (result {runner.status or "none"}, '
+					   f'reason: {runner.skip or "none"})'))
+	elif not p.ktap or p.plan is None or p.results != p.plan:
+		why.append(Problem('plan', part, f'{part} reported {p.results} results, planned '
+				   f'{p.plan if p.plan is not None else "none"}'))
+	mine = [k for k in reported.checks if (k.startswith(prefix) if prefix else ':' not in k)]
+	failed = any(reported.checks[k] is not Status.OK and reported.checks[k] is not Status.SKIP for k in mine)
+	if part == 'cn_proc-selftest' and runner.status is not None and not why and \
+	   runner.status is not (Status.FAIL if failed else Status.OK):
+		why.append(Problem('runner_result', part, f'{part}: run_kselftest.sh reported cn_proc_test '
+				   f'{runner.status}, its checks {"some failed" if failed else "all passed"}'))
+	if p.exit != (1 if failed or runner.status is Status.FAIL else 0):
+		why.append(Problem('exit_status', part, f'{part} exited {p.exit}'))
 	return why
 
 
-def verdict(res: dict, boot: Boot, prog_args: Sequence[str]) -> List[Why]:
+def verdict(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[Problem]:
 	"""Empty if the boot ended as its run expects, else why not.
 	PROG_ARGS: as problems()."""
-	why = problems(res, boot, prog_args)
+	why = problems(reported, boot, prog_args)
 	must, may = set(boot.expect.fail), set(boot.expect.may_fail)
-	got = {k for k, v in res['checks'].items() if v not in ('ok', 'skip')}
-	why += [Why('unknown_check', c, f'{c}, expected, is no check of this boot')
-		for c in sorted((must | may) - set(res['checks']))]
-	why += [Why('failed', c, f'{c} failed') for c in sorted(got - must - may)]
-	why += [Why('did_not_fail', c, f'{c} did not fail') for c in sorted(must - got)]
-	why += [Why('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel with ktime_stamp_ns()')
-		for c in ORDER_CHECKS if res['checks'].get(c) == 'skip']
+	got = {k for k, v in reported.checks.items() if v not in (Status.OK, Status.SKIP)}
+	why += [Problem('unknown_check', c, f'{c}, expected, is no check of this boot')
+		for c in sorted((must | may) - set(reported.checks))]
+	why += [Problem('failed', c, f'{c} failed') for c in sorted(got - must - may)]
+	why += [Problem('did_not_fail', c, f'{c} did not fail') for c in sorted(must - got)]
+	why += [Problem('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel with '
+			'ktime_stamp_ns()')
+		for c in ORDER_CHECKS if reported.checks.get(c) is Status.SKIP]
 	return why
 
 
-def parse_log(path: str, timed_out: bool) -> dict:
+def parse_log(path: str, timed_out: bool, kunit_tool: str) -> BootReport:
 	with open(path, errors='replace') as f:
-		res = parse(f.readlines())
-	res['log'] = path
-	res['timed_out'] = timed_out
-	return res
+		reported = parse(f.readlines(), kunit_tool)
+	return dataclasses.replace(reported, log=path, timed_out=timed_out)
 
 
-def save(res: dict, path: str) -> None:
+def _json(o: object) -> str:
+	if isinstance(o, Status):
+		return o.value
+	raise TypeError(f'{o!r}: not JSON')
+
+
+def save(reported: BootReport, why: Sequence[Problem], path: str) -> None:
+	"""REPORTED as JSON, its verdict WHY in it; load() reads it back."""
 	with open(path, 'w') as f:
-		json.dump(res, f, indent=1)
+		json.dump({**dataclasses.asdict(reported), 'verdict': [dataclasses.asdict(w) for w in why]}, f,
+			  indent=1, default=_json)
 		f.write('\n')
+
+
+def _part(d: Dict[str, Any]) -> Part:
+	r = d['runner']
+	runner = Runner(r['plan'], tuple(r['results']), None if r['status'] is None else Status(r['status']), r['skip'])
+	return Part(d['command'], d['exit'], d['plan'], d['results'], d['ktap'], runner)
+
+
+def load(path: str) -> Tuple[BootReport, List[Problem]]:
+	"""What save() wrote: the report and its verdict."""
+	with open(path) as f:
+		d = json.load(f)
+	return BootReport(
+		checks={k: Status(v) for k, v in d['checks'].items()}, figures=d['figures'], releases=d['releases'],
+		parts={k: _part(p) for k, p in d['parts'].items()},
+		kernel_reports=tuple(KernelReport(r['what'], tuple(r['excerpt'])) for r in d['kernel_reports']),
+		init=None if d['init'] is None else InitMode(**d['init']), init_errors=tuple(d['init_errors']),
+		clocksources=tuple(d['clocksources']), kunit_errors=tuple(d['kunit_errors']), atomics=d['atomics'],
+		preempt=d['preempt'], cpus=d['cpus'], cmdline=d['cmdline'], log=d['log'], timed_out=d['timed_out']), \
+		[Problem(**w) for w in d['verdict']]
 
 
 FIGURES = [
@@ -397,30 +562,29 @@ FIGURES = [
 ]
 
 
-def _check_cell(name: str) -> Callable[[dict], Optional[str]]:
+def _check_cell(name: str) -> Callable[[Judged], Optional[str]]:
 	"""A table cell: a judged boot's result of check NAME."""
-	return lambda j: None if j['res']['checks'].get(name) is None else str(j['res']['checks'][name])
+	return lambda j: None if j.report.checks.get(name) is None else str(j.report.checks[name])
 
 
-def _figure_cell(key: str) -> Callable[[dict], Optional[str]]:
+def _figure_cell(key: str) -> Callable[[Judged], Optional[str]]:
 	"""A table cell: a judged boot's figure KEY."""
-	return lambda j: _figure(j['res'], key)
+	return lambda j: _figure(j.report, key)
 
 
-def _figure(res: dict, key: str) -> Optional[str]:
-	val = res['diag'].get(key)
+def _figure(reported: BootReport, key: str) -> Optional[str]:
+	val = reported.figures.get(key)
 	if val is not None and key == 'max_inversion_ns' and val.isdigit():
 		return f'{int(val) / 1000:.0f}'
 	return None if val is None else str(val)
 
 
-def table(judged: Sequence[dict]) -> List[str]:
+def table(judged: Sequence[Judged]) -> List[str]:
 	"""Markdown: a column per run, each cell "base / patched" (or the one
-	kernel the run boots), a row per check, then the figures. JUDGED:
-	{'boot': Boot, 'res': dict, 'why': [...]}."""
-	runs: Dict[str, Dict[str, dict]] = {}
+	kernel the run boots), a row per check, then the figures."""
+	runs: Dict[str, Dict[str, Judged]] = {}
 	for j in judged:
-		runs.setdefault(j['boot'].run.name, {})[j['boot'].variant] = j
+		runs.setdefault(j.boot.run.name, {})[j.boot.variant] = j
 	order, heads = [], []
 	for run, kernels in runs.items():
 		if set(kernels) == {'base', 'patched'}:
@@ -429,10 +593,10 @@ def table(judged: Sequence[dict]) -> List[str]:
 		else:
 			order.append((run, list(kernels)))
 			heads.append(f'{run} ({"/".join(kernels)})')
-	names = list(dict.fromkeys(k for j in judged for k in j['res']['checks']))
+	names = list(dict.fromkeys(k for j in judged for k in j.report.checks))
 	names.sort(key=lambda k: (k.startswith('kunit:'), k.startswith('client:')))
 
-	def row(label: str, get: Callable[[dict], Optional[str]]) -> List[str]:
+	def row(label: str, get: Callable[[Judged], Optional[str]]) -> List[str]:
 		cells = []
 		for run, variants in order:
 			vals = [get(runs[run][v]) for v in variants]
@@ -441,22 +605,22 @@ def table(judged: Sequence[dict]) -> List[str]:
 
 	rows = [['check (base / patched)'] + heads]
 	for n in names:
-		if all(j['res']['checks'].get(n) == 'skip' for j in judged):
+		if all(j.report.checks.get(n) is Status.SKIP for j in judged):
 			continue
 		label = 'KUnit ' + n[6:] if n.startswith('kunit:') else n
 		# A client's row names the release that ran (every boot's).
-		releases = list(dict.fromkeys(j['res'].get('staged', {}).get(n) for j in judged if n in j['res']['checks']))
+		releases = list(dict.fromkeys(j.report.releases.get(n) for j in judged if n in j.report.checks))
 		if n.startswith('client:') and releases and None not in releases:
-			label += f' ({"; ".join(releases)})'
+			label += f' ({"; ".join(r for r in releases if r is not None)})'
 		rows.append(row(label, _check_cell(n)))
 	for label, key in FIGURES:
 		rows.append(row(label, _figure_cell(key)))
-	if any(j['res']['clocksources'] for j in judged):
-		rows.append(row('clocksource', lambda j: '/'.join(dict.fromkeys(j['res']['clocksources'])) or None))
-	if any(j['res']['atomics'] for j in judged):
-		rows.append(row('atomics', lambda j: None if j['res']['atomics'] is None else str(j['res']['atomics'])))
-	rows.append(row('kernel reports', lambda j: str(len(j['res']['problems']))))
-	rows.append(row('as expected', lambda j: 'no' if j['why'] else 'yes'))
+	if any(j.report.clocksources for j in judged):
+		rows.append(row('clocksource', lambda j: '/'.join(dict.fromkeys(j.report.clocksources)) or None))
+	if any(j.report.atomics for j in judged):
+		rows.append(row('atomics', lambda j: j.report.atomics))
+	rows.append(row('kernel reports', lambda j: str(len(j.report.kernel_reports))))
+	rows.append(row('as expected', lambda j: 'no' if j.problems else 'yes'))
 	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
 	out = []
 	for i, r in enumerate(rows):
@@ -471,15 +635,15 @@ WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp
 		       "cn_proc as in the pristine tree); patched: the whole series.")
 
 
-def report(title: str, judged: Sequence[dict]) -> List[str]:
+def report(title: str, judged: Sequence[Judged]) -> List[str]:
 	"""The table, every boot that did not end as expected and why, and the
 	count."""
 	out = [f'### {title}', ''] + table(judged) + ['', WHAT_EACH_KERNEL_IS, '']
-	bad = [j for j in judged if j['why']]
+	bad = [j for j in judged if j.problems]
 	for j in bad:
-		out.append(f'UNEXPECTED: {j["boot"].run.name} {j["boot"].variant}: {"; ".join(j["why"])}')
-		for p in j['res']['problems'][:1]:
-			out += ['    | ' + l for l in p['excerpt']]
+		out.append(f'UNEXPECTED: {j.boot.run.name} {j.boot.variant}: {"; ".join(w.text for w in j.problems)}')
+		for r in j.report.kernel_reports[:1]:
+			out += ['    | ' + l for l in r.excerpt]
 	out.append(f'{title}: {len(judged) - len(bad)} of {len(judged)} boots as expected')
 	return out
 

@@ -17,6 +17,7 @@ sys.path.insert(0, SCRIPTS)
 import bench_native  # noqa: E402
 import bench_report  # noqa: E402
 import bench_stats  # noqa: E402
+import harness_results  # noqa: E402
 
 
 def exits(test, fn, *args):
@@ -170,8 +171,8 @@ class Keeps(unittest.TestCase):
 		self.assertIsNone(bench_report.causal(['ok 14 causal_order\n']))
 
 	def test_the_table_shows_them(self):
-		res = {'diag': {}, 'checks': {}, 'clocksources': ['tsc']}
-		keeps = {(d, c): (res, bench_report.causal([self.LINE])) for d, _, _ in bench_report.DESIGNS
+		reported = harness_results.BootReport({}, {}, {}, {}, (), None, (), ('tsc',), (), None, None, None, None)
+		keeps = {(d, c): (reported, bench_report.causal([self.LINE])) for d, _, _ in bench_report.DESIGNS
 			 for c in (None, 'jiffies')}
 		rows = [r for r in bench_report.keeps_table(keeps) if r.startswith('| patched |')]
 		self.assertEqual(len(rows), 2)

@@ -1376,11 +1376,10 @@ class Bench(HarnessCase):
 	never on a figure; its boots are booted and read as boot-test's."""
 
 	def parsed(self, name, timed_out=False):
-		harness_results.use_kunit_parser(KUNIT_TOOL)
-		return harness_results.parse_log(os.path.join(LOGS, name), timed_out)
+		return harness_results.parse_log(os.path.join(LOGS, name), timed_out, KUNIT_TOOL)
 
-	def kinds(self, res, part=harness_bench.SELFTEST):
-		return [(w.kind, w.about) for w in harness_bench.problems(res, part)]
+	def kinds(self, reported, part=harness_bench.SELFTEST):
+		return [(w.kind, w.about) for w in harness_bench.problems(reported, part)]
 
 	def test_what_fails_a_bench_boot(self):
 		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log')), [])

@@ -14,6 +14,7 @@ the KTAP: make unit-tests gives its path in KUNIT_TOOL.
 
 import os
 import sys
+import tempfile
 import types
 import unittest
 
@@ -23,6 +24,7 @@ sys.dont_write_bytecode = True
 
 import harness_config  # noqa: E402
 import harness_results  # noqa: E402
+from harness_results import Status  # noqa: E402
 
 KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
 LOGS = os.path.join(TOP, 'tests', 'logs')
@@ -40,8 +42,8 @@ def boot(run, variant='patched', **changes):
 
 
 def judge(log, b, timed_out=False):
-	res = harness_results.parse_log(os.path.join(LOGS, log), timed_out)
-	return res, harness_results.verdict(res, b, ())
+	reported = harness_results.parse_log(os.path.join(LOGS, log), timed_out, KUNIT_TOOL)
+	return reported, harness_results.verdict(reported, b, ())
 
 
 def kinds(why):
@@ -76,43 +78,38 @@ def given(lines, old, new):
 
 
 def judge_lines(lines, b, timed_out=False, prog_args=()):
-	res = harness_results.parse(lines)
-	res['timed_out'] = timed_out
-	return res, harness_results.verdict(res, b, prog_args)
+	reported = harness_config.dataclasses.replace(harness_results.parse(lines, KUNIT_TOOL), timed_out=timed_out)
+	return reported, harness_results.verdict(reported, b, prog_args)
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
 class Logs(unittest.TestCase):
-	@classmethod
-	def setUpClass(cls):
-		harness_results.use_kunit_parser(KUNIT_TOOL)
-
 	def assertVerdict(self, log, b, want, timed_out=False):
 		"""The boot's verdict is WANT: (kind, about) of each reason."""
-		res, why = judge(log, b, timed_out)
+		reported, why = judge(log, b, timed_out)
 		self.assertEqual(kinds(why), want)
-		return res
+		return reported
 
 	# Real boots, as their runs expect.
 
 	def test_a_patched_boot_passes(self):
-		res = self.assertVerdict('x86_64-smp2-patched.log', boot('smp2'), [])
-		self.assertEqual(res['checks']['load_order'], 'ok')
-		self.assertEqual(res['checks']['kunit:ktime_stamp_ns_concurrent_test'], 'ok')
-		self.assertEqual(res['checks']['client:keepalived'], 'ok')
-		self.assertEqual(res['diag']['inversions'], '0')
-		self.assertEqual(res['parts']['cn_proc-selftest']['plan'], 18)
-		self.assertEqual(res['parts']['cn_proc-selftest']['runner'], 'ok')
+		reported = self.assertVerdict('x86_64-smp2-patched.log', boot('smp2'), [])
+		self.assertEqual(reported.checks['load_order'], Status.OK)
+		self.assertEqual(reported.checks['kunit:ktime_stamp_ns_concurrent_test'], Status.OK)
+		self.assertEqual(reported.checks['client:keepalived'], Status.OK)
+		self.assertEqual(reported.figures['inversions'], '0')
+		self.assertEqual(reported.parts['cn_proc-selftest'].plan, 18)
+		self.assertEqual(reported.parts['cn_proc-selftest'].runner.status, Status.OK)
 		for ns in ('netns', 'pidns', 'userns'):
-			self.assertEqual(res['checks'][ns + ':cn_proc_test'], 'skip')
-		self.assertIn('network namespace', res['parts']['cn_proc-selftest-netns']['skip'])
+			self.assertEqual(reported.checks[ns + ':cn_proc_test'], Status.SKIP)
+		self.assertIn('network namespace', reported.parts['cn_proc-selftest-netns'].runner.skip)
 
 	def test_a_base_boot_fails_as_its_run_expects(self):
-		res = self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'base'), [])
-		self.assertEqual(res['checks']['load_order'], 'FAIL')
+		reported = self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'base'), [])
+		self.assertEqual(reported.checks['load_order'], Status.FAIL)
 		# The base kernel (the series' first patch) runs the KUnit cases.
-		self.assertEqual({k: v for k, v in res['checks'].items() if k.startswith('kunit:')},
-				 {'kunit:' + c: 'ok' for c in harness_config.kunit_cases(
+		self.assertEqual({k: v for k, v in reported.checks.items() if k.startswith('kunit:')},
+				 {'kunit:' + c: Status.OK for c in harness_config.kunit_cases(
 					 harness_config.base_patches(harness_config.load_lines()[0].series_dir))})
 		self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'patched'),
 				   [('failed', 'load_order'), ('failed', 'load_unique')])
@@ -143,8 +140,8 @@ class Logs(unittest.TestCase):
 		self.assertVerdict('x86_64-mutant-helper.log', boot('mutant-helper', 'plain-ktime-get-ns'), [])
 
 	def test_a_clocksource_the_run_asks_for_is_shown_used(self):
-		res = self.assertVerdict('x86_64-jiffies-patched.log', boot('jiffies'), [])
-		self.assertEqual(set(res['clocksources']), {'jiffies'})
+		reported = self.assertVerdict('x86_64-jiffies-patched.log', boot('jiffies'), [])
+		self.assertEqual(set(reported.clocksources), {'jiffies'})
 		self.assertVerdict('clocksource-ignored.log', boot('jiffies', clients=True), [('clocksource', 'tsc, tsc')])
 		# A boot given clocksource=jiffies that ran on tsc.
 		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1', 'clocksource=jiffies cnproc_clients=1')
@@ -158,12 +155,12 @@ class Logs(unittest.TestCase):
 
 	def test_arm64_atomics_as_the_run_names_them(self):
 		for log, atomics in (('arm64-lse-patched.log', 'lse'), ('arm64-llsc-patched.log', 'llsc')):
-			res = self.assertVerdict(log, boot(f'arm64-{atomics}'), [])
-			self.assertEqual(res['atomics'], atomics)
+			reported = self.assertVerdict(log, boot(f'arm64-{atomics}'), [])
+			self.assertEqual(reported.atomics, atomics)
 		self.assertVerdict('arm64-lse-patched.log', boot('arm64-lse', atomics='llsc'), [('atomics', 'lse')])
 		self.assertVerdict('arm64-llsc-patched.log', boot('arm64-llsc', atomics='lse'), [('atomics', 'llsc')])
 		# An x86_64 boot shows none.
-		self.assertIsNone(judge('x86_64-smp2-patched.log', boot('smp2'))[0]['atomics'])
+		self.assertIsNone(judge('x86_64-smp2-patched.log', boot('smp2'))[0].atomics)
 
 	def test_the_alternatives_make_the_choice(self):
 		"""LL/SC once the system-wide alternatives apply without LSE; none if
@@ -175,8 +172,8 @@ class Logs(unittest.TestCase):
 		what its boots report, in real boots of each kind."""
 		for log, b in (('x86_64-smp2-patched.log', boot('smp2')), ('x86_64-smp2-base.log', boot('smp2', 'base')),
 			       ('x86_64-mutant-helper.log', boot('mutant-helper', 'plain-ktime-get-ns'))):
-			res, _ = judge(log, b)
-			self.assertEqual(sorted(res['checks']),
+			reported, _ = judge(log, b)
+			self.assertEqual(sorted(reported.checks),
 					 sorted(harness_config.reportable(b.run, harness_config.load_lines()[0], b.variant)), log)
 
 	# Crafted: what makes any boot fail.
@@ -200,8 +197,8 @@ class Logs(unittest.TestCase):
 				    ('part_missing', 'cn_proc-selftest-pidns'), ('part_missing', 'cn_proc-selftest-userns')])
 
 	def test_a_missing_result(self):
-		res = self.assertVerdict('result-missing.log', boot('smp2'), [('plan', 'cn_proc-selftest')])
-		self.assertEqual((res['parts']['cn_proc-selftest']['results'], res['parts']['cn_proc-selftest']['plan']),
+		reported = self.assertVerdict('result-missing.log', boot('smp2'), [('plan', 'cn_proc-selftest')])
+		self.assertEqual((reported.parts['cn_proc-selftest'].results, reported.parts['cn_proc-selftest'].plan),
 				 (17, 18))
 
 	def test_a_missing_plan(self):
@@ -223,42 +220,42 @@ class Logs(unittest.TestCase):
 	def test_a_nested_result_lost(self):
 		"""run_kselftest.sh's result for the selftest, without the selftest's
 		own KTAP in it; one nested result missing is test_a_missing_result."""
-		res = self.assertVerdict('nested-missing.log', boot('smp2'), [('plan', 'cn_proc-selftest')])
-		self.assertEqual(res['parts']['cn_proc-selftest']['results'], 0)
+		reported = self.assertVerdict('nested-missing.log', boot('smp2'), [('plan', 'cn_proc-selftest')])
+		self.assertEqual(reported.parts['cn_proc-selftest'].results, 0)
 
 	def test_run_kselftest_n_must_skip_for_the_network_namespace(self):
 		"""A FAIL (the selftest's Bail out on ECONNREFUSED), and a SKIP
 		whose reason is lost, both fail a boot, base or patched."""
 		for variant in ('base', 'patched'):
-			res = self.assertVerdict('netns-fail.log', boot('smp2', variant),
+			reported = self.assertVerdict('netns-fail.log', boot('smp2', variant),
 						 [('namespace_skip', 'cn_proc-selftest-netns'), ('failed', 'netns:cn_proc_test')])
-			self.assertEqual(res['parts']['cn_proc-selftest-netns']['runner'], 'FAIL')
-		res = self.assertVerdict('netns-reason-missing.log', boot('smp2'), [('namespace_skip', 'cn_proc-selftest-netns')])
-		self.assertEqual((res['parts']['cn_proc-selftest-netns']['runner'], res['parts']['cn_proc-selftest-netns']['skip']),
-				 ('skip', None))
+			self.assertEqual(reported.parts['cn_proc-selftest-netns'].runner.status, Status.FAIL)
+		reported = self.assertVerdict('netns-reason-missing.log', boot('smp2'), [('namespace_skip', 'cn_proc-selftest-netns')])
+		self.assertEqual((reported.parts['cn_proc-selftest-netns'].runner.status, reported.parts['cn_proc-selftest-netns'].runner.skip),
+				 (Status.SKIP, None))
 
 	def test_a_skip_reason_with_a_failure(self):
 		"""The selftest's SKIP line, but an exit status run_kselftest.sh
 		reports as a failure."""
-		res = self.assertVerdict('netns-skip-exit-wrong.log', boot('smp2'),
+		reported = self.assertVerdict('netns-skip-exit-wrong.log', boot('smp2'),
 					 [('namespace_skip', 'cn_proc-selftest-netns'), ('failed', 'netns:cn_proc_test')])
-		self.assertIn('network namespace', res['parts']['cn_proc-selftest-netns']['skip'])
+		self.assertIn('network namespace', reported.parts['cn_proc-selftest-netns'].runner.skip)
 
 	def test_run_kselftest_runs_the_selftest_alone(self):
 		"""proc_filter too (run_kselftest.sh without -t): it listens until its
 		timeout."""
-		res = self.assertVerdict('runner-other-test.log', boot('smp2'),
+		reported = self.assertVerdict('runner-other-test.log', boot('smp2'),
 					 [('runner', 'cn_proc-selftest'), ('exit_status', 'cn_proc-selftest')])
-		self.assertEqual(res['parts']['cn_proc-selftest']['runner_plan'], 2)
+		self.assertEqual(reported.parts['cn_proc-selftest'].runner.plan, 2)
 
 	def test_a_new_pid_namespace_must_skip_naming_it(self):
-		res = self.assertVerdict('pidns-wrong-reason.log', boot('smp2'), [('namespace_skip', 'cn_proc-selftest-pidns')])
-		self.assertNotIn('pid namespace', res['parts']['cn_proc-selftest-pidns']['skip'])
+		reported = self.assertVerdict('pidns-wrong-reason.log', boot('smp2'), [('namespace_skip', 'cn_proc-selftest-pidns')])
+		self.assertNotIn('pid namespace', reported.parts['cn_proc-selftest-pidns'].runner.skip)
 
 	def test_a_clients_result_must_name_the_release_that_ran(self):
 		lines = edited('x86_64-smp2-patched.log', '# cn_proc-staged: cgrulesengd_sid cgroup-tools 3.2.0-1 sid\n', '')
-		res, why = judge_lines(lines, boot('smp2'))
-		self.assertEqual(res['checks']['client:cgrulesengd_sid'], 'ok')
+		reported, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(reported.checks['client:cgrulesengd_sid'], Status.OK)
 		self.assertEqual(kinds(why), [('release', 'client:cgrulesengd_sid')])
 
 	def test_every_client_must_report(self):
@@ -266,7 +263,7 @@ class Logs(unittest.TestCase):
 		fails, naming the client."""
 		lines = edited('x86_64-smp2-patched.log', 'ok 5 cgrulesengd_sid\n', '')
 		lines = edited_lines(lines, '1..5\n', '1..4\n')
-		res, why = judge_lines(lines, boot('smp2'))
+		reported, why = judge_lines(lines, boot('smp2'))
 		self.assertEqual(kinds(why), [('client_missing', 'client:cgrulesengd_sid')])
 
 	def test_clients_asked_for_but_absent(self):
@@ -289,15 +286,15 @@ class Logs(unittest.TestCase):
 		"""The selftest's arguments reach it through it (cnproc_args),
 		and nothing else reports them."""
 		self.assertEqual(judge_lines(log_lines('x86_64-smp2-patched.log'), boot('smp2'))[1], [])
-		res, why = judge_lines(log_lines('x86_64-smp2-patched.log'), boot('smp2'), prog_args=('-w', '2'))
-		self.assertEqual(kinds(why), [('cmdline', res['cmdline'])])
+		reported, why = judge_lines(log_lines('x86_64-smp2-patched.log'), boot('smp2'), prog_args=('-w', '2'))
+		self.assertEqual(kinds(why), [('cmdline', reported.cmdline)])
 		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1', 'cnproc_clients=1 cnproc_args="-w 2"')
 		self.assertEqual(judge_lines(lines, boot('smp2'), prog_args=('-w', '2'))[1], [])
 		lines = [l for l in log_lines('x86_64-smp2-patched.log') if 'Kernel command line:' not in l]
 		self.assertEqual(kinds(judge_lines(lines, boot('smp2'))[1]), [('cmdline', '')])
 
 	def test_the_cpus_brought_up_must_be_the_runs(self):
-		self.assertEqual(judge('x86_64-smp2-patched.log', boot('smp2'))[0]['cpus'], 2)
+		self.assertEqual(judge('x86_64-smp2-patched.log', boot('smp2'))[0].cpus, 2)
 		self.assertEqual(kinds(judge('x86_64-smp2-patched.log', boot('smp2', cpus=4))[1]), [('cpus', '2')])
 		lines = edited('x86_64-smp2-patched.log', 'smp: Brought up 1 node, 2 CPUs\n', 'smp: Brought up 1 node, 1 CPU\n')
 		self.assertEqual(kinds(judge_lines(lines, boot('smp2'))[1]), [('cpus', '1')])
@@ -326,11 +323,11 @@ class Logs(unittest.TestCase):
 		lines = log_lines('x86_64-mutant-helper.log')
 		at = lines.index('cn_proc-init: run=kunit clients=0\n') + 1
 		lines[at:at] = selftest[first:last + 1]
-		res, why = judge_lines(lines, boot('mutant-helper', 'plain-ktime-get-ns'))
+		reported, why = judge_lines(lines, boot('mutant-helper', 'plain-ktime-get-ns'))
 		self.assertEqual(kinds(why), [('part_unexpected', 'cn_proc-selftest')])
 
 	def test_the_selftest_of_the_runs_listener(self):
-		self.assertEqual(judge('x86_64-smp2-patched.log', boot('smp2'))[0]['parts']['cn_proc-selftest']['command'],
+		self.assertEqual(judge('x86_64-smp2-patched.log', boot('smp2'))[0].parts['cn_proc-selftest'].command,
 				 'bash /kselftest/run_kselftest.sh -t connector:cn_proc_test')
 		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1', 'cnproc_listener=32 cnproc_clients=1')
 		self.assertEqual(kinds(judge_lines(lines, boot('smp2', listener=32))[1]),
@@ -372,7 +369,7 @@ class Logs(unittest.TestCase):
 				# A line of its own, and inside the selftest's last line.
 				lines = edited('x86_64-smp2-patched.log', end, f'[    5.000000] {report}\n{end}' if where
 					       else f'cn_proc-selftest: exit 0[    5.000000] {report}\n')
-				res, why = judge_lines(lines, boot('smp2'))
+				reported, why = judge_lines(lines, boot('smp2'))
 				self.assertEqual(kinds(why), [('kernel_report', report)])
 		for line in self.NOT_REPORTS:
 			lines = edited('x86_64-smp2-patched.log', end, f'[    5.000000] {line}\n{end}')
@@ -383,9 +380,9 @@ class Logs(unittest.TestCase):
 			       'ok 17 load_order[    5.100000] random: crng init done\n')
 		lines = [l.replace('cn_proc-selftest: exit 0\n', 'cn_proc-selftest: exit 0[    5.2] e1000: link up\n')
 			 for l in lines]
-		res, why = judge_lines(lines, boot('smp2'))
-		self.assertEqual(res['checks']['load_order'], 'ok')
-		self.assertEqual(res['parts']['cn_proc-selftest']['exit'], 0)
+		reported, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(reported.checks['load_order'], Status.OK)
+		self.assertEqual(reported.parts['cn_proc-selftest'].exit, 0)
 		self.assertEqual(why, [])
 
 	def test_every_clocksource_the_boot_reports_must_be_the_runs(self):
@@ -396,21 +393,21 @@ class Logs(unittest.TestCase):
 		lines = log_lines('x86_64-jiffies-patched.log')
 		first = lines.index('cn_proc-init: clocksource=jiffies\n')
 		lines[first] = 'cn_proc-init: clocksource=tsc\n'
-		res, why = judge_lines(lines, boot('jiffies'))
-		self.assertEqual(res['clocksources'], ['tsc', 'jiffies'])
+		reported, why = judge_lines(lines, boot('jiffies'))
+		self.assertEqual(reported.clocksources, ('tsc', 'jiffies'))
 		self.assertEqual(kinds(why), [('clocksource', 'tsc, jiffies')])
 
 	def test_a_clocksource_not_reported_fails(self):
 		lines = [l for l in log_lines('x86_64-jiffies-patched.log') if not l.startswith('cn_proc-init: clocksource=')]
-		res, why = judge_lines(lines, boot('jiffies'))
-		self.assertEqual(res['clocksources'], [])
+		reported, why = judge_lines(lines, boot('jiffies'))
+		self.assertEqual(reported.clocksources, ())
 		self.assertEqual(kinds(why), [('clocksource', '')])
 
 	def test_the_exit_status_must_be_the_one_the_results_call_for(self):
 		# All passed: 0, not 1.
 		lines = edited('x86_64-smp2-patched.log', 'cn_proc-selftest: exit 0\n', 'cn_proc-selftest: exit 1\n')
-		res, why = judge_lines(lines, boot('smp2'))
-		self.assertEqual(res['parts']['cn_proc-selftest']['exit'], 1)
+		reported, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(reported.parts['cn_proc-selftest'].exit, 1)
 		self.assertEqual(kinds(why), [('exit_status', 'cn_proc-selftest')])
 		# Some failed: 1, not 0.
 		self.assertEqual(judge('x86_64-jiffies-base.log', boot('jiffies', 'base'))[1], [])
@@ -424,33 +421,30 @@ class Logs(unittest.TestCase):
 			n = {'ack_order': 2, 'load_order': 17, 'load_unique': 18}[check]
 			lines = edited('x86_64-smp2-patched.log', f'ok {n} {check}\n',
 				       f'ok {n} {check} # SKIP no ktime_stamp_ns in /proc/kallsyms\n')
-			res, why = judge_lines(lines, boot('smp2'))
-			self.assertEqual(res['checks'][check], 'skip')
+			reported, why = judge_lines(lines, boot('smp2'))
+			self.assertEqual(reported.checks[check], Status.SKIP)
 			self.assertEqual(kinds(why), [('undecided', check)], check)
 
 	def test_a_skipped_result_is_no_failure(self):
 		lines = edited('x86_64-smp2-patched.log', 'ok 11 coredump\n', 'ok 11 coredump # SKIP no core dumps\n')
-		res, why = judge_lines(lines, boot('smp2'))
-		self.assertEqual(res['checks']['coredump'], 'skip')
+		reported, why = judge_lines(lines, boot('smp2'))
+		self.assertEqual(reported.checks['coredump'], Status.SKIP)
 		self.assertEqual(why, [])
 
 	def test_a_case_that_did_not_pass_fail_or_skip_is_a_failure(self):
-		s = harness_results._parser.TestStatus
+		s = harness_results.kunit_parser(KUNIT_TOOL).TestStatus
 		for status in (s.TEST_CRASHED, s.NO_TESTS, s.FAILURE_TO_PARSE_TESTS):
-			self.assertNotIn(harness_results._status(types.SimpleNamespace(status=status)), ('ok', 'skip'))
-		self.assertEqual(harness_results._status(types.SimpleNamespace(status=s.SUCCESS)), 'ok')
-		self.assertEqual(harness_results._status(types.SimpleNamespace(status=s.SKIPPED)), 'skip')
+			self.assertNotIn(harness_results.status(types.SimpleNamespace(status=status)), (Status.OK, Status.SKIP))
+		self.assertEqual(harness_results.status(types.SimpleNamespace(status=s.SUCCESS)), Status.OK)
+		self.assertEqual(harness_results.status(types.SimpleNamespace(status=s.FAILURE)), Status.FAIL)
+		self.assertEqual(harness_results.status(types.SimpleNamespace(status=s.SKIPPED)), Status.SKIP)
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
 class Table(unittest.TestCase):
-	@classmethod
-	def setUpClass(cls):
-		harness_results.use_kunit_parser(KUNIT_TOOL)
-
 	def judged(self, log, b):
-		res, why = judge(log, b)
-		return {'boot': b, 'res': res, 'why': why}
+		reported, why = judge(log, b)
+		return harness_results.Judged(b, reported, tuple(why))
 
 	def test_base_and_patched_share_a_column(self):
 		rows = harness_results.table([self.judged('x86_64-jiffies-base.log', boot('jiffies', 'base')),
@@ -479,10 +473,20 @@ class Table(unittest.TestCase):
 					      self.judged('arm64-llsc-patched.log', boot('arm64-llsc'))])
 		self.assertRegex([r for r in rows if r.startswith('| atomics ')][0], r'\| lse +\| llsc +\|')
 
+	def test_what_save_writes_load_reads(self):
+		"""make boot-test's saved results: the report and its verdict, each
+		part and status as parsed."""
+		for log, b in (('netns-fail.log', boot('smp2')), ('warning.log', boot('smp2')),
+			       ('x86_64-jiffies-base.log', boot('jiffies', 'base'))):
+			reported, why = judge(log, b, timed_out=True)
+			with tempfile.TemporaryDirectory() as d:
+				harness_results.save(reported, why, os.path.join(d, 'boot.json'))
+				self.assertEqual(harness_results.load(os.path.join(d, 'boot.json')), (reported, why), log)
+
 	def test_the_report_names_what_was_not_as_expected(self):
 		j = self.judged('result-missing.log', boot('smp2'))
 		out = harness_results.report('Linux 7.3', [j])
-		unexpected = [l for l in out if 'smp2 patched' in l and j['why'][0] in l]
+		unexpected = [l for l in out if 'smp2 patched' in l and j.problems[0].text in l]
 		self.assertEqual(len(unexpected), 1, out)
 		self.assertIn('0 of 1', out[-1])
 
