@@ -18,7 +18,7 @@ import time
 from typing import Callable, Dict, List, Tuple
 
 sys.dont_write_bytecode = True
-from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, Line, Option, Options, Run, load_lines,  # noqa: E402
+from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, KernelLine, Option, Options, Run, load_lines,  # noqa: E402
 			    load_runs, select_boots, select_lines)
 from harness_kernel import cached_source, fetch_source  # noqa: E402
 import harness_boot  # noqa: E402
@@ -44,8 +44,8 @@ def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
 class Lines:
 	"""The kernel lines and runs of configs/, and the lines a command works
 	on, checked whole when they are loaded."""
-	every: List[Line]	# configs/lines.toml's, the newest first
-	chosen: List[Line]	# --kernel's (or --ksrc's)
+	every: List[KernelLine]	# configs/lines.toml's, the newest first
+	chosen: List[KernelLine]	# --kernel's (or --ksrc's)
 	runs: List[Run]		# configs/runs.toml's
 
 	@classmethod
@@ -54,7 +54,7 @@ class Lines:
 		return cls(every, select_lines(opts, every), load_runs(every))
 
 	@property
-	def newest(self) -> Line:
+	def newest(self) -> KernelLine:
 		return self.every[0]
 
 	def boots(self, opts: Options) -> Dict[str, List[Boot]]:
@@ -82,7 +82,7 @@ def boot_test_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	return harness_boot.boot_test(opts, lines.chosen, lines.boots(opts), lines.newest, ex)
 
 
-def target_boots(lines: Lines, name: str, run: str, variant: str) -> Tuple[Line, List[Boot]]:
+def target_boots(lines: Lines, name: str, run: str, variant: str) -> Tuple[KernelLine, List[Boot]]:
 	"""The line and the boots (one) of LINE RUN VARIANT, as boot and parse
 	name them."""
 	line = [l for l in lines.every if l.name == name]

@@ -36,7 +36,7 @@ import bench_report
 from bench_report import DESIGNS
 from harness_arch import Arch, Kernel
 import harness_boot
-from harness_config import DEFAULT_ARCH, Line, Options, Run, kernel_cmdline, load_arch
+from harness_config import DEFAULT_ARCH, KernelLine, Options, Run, kernel_cmdline, load_arch
 from harness_kernel import Kernels, Tree
 from harness_guest import KVM, TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv
 from harness_plan import Cmd, Executor
@@ -53,7 +53,7 @@ STORM_STATES = ['-l', 'all', '-l', 'exits', '-l', 'overrun']
 SELFTEST = 'cn_proc-selftest'
 
 
-def check_options(opts: Options, lines: Sequence[Line]) -> None:
+def check_options(opts: Options, lines: Sequence[KernelLine]) -> None:
 	"""bench takes no --configs or --arch (it boots runs of its own, on
 	ARCH for its TSC): one line."""
 	if len(lines) != 1:
@@ -140,7 +140,7 @@ def problems(reported: BootReport, part: Optional[str]) -> List[Problem]:
 	return why
 
 
-def bench(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> int:
+def bench(opts: Options, lines: Sequence[KernelLine], newest: KernelLine, ex: Executor) -> int:
 	"""make bench on the one line of LINES; the guest's kselftest is
 	built from the NEWEST line's source, as is the parser of the boots'
 	KTAP. A dry run builds and boots as the real run, on software

@@ -10,7 +10,7 @@ import os
 import shutil
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from harness_config import Boot, Line, Options, harness_args, kernel_cmdline
+from harness_config import Boot, KernelLine, Options, harness_args, kernel_cmdline
 from harness_guest import accelerator, boot_and_parse, build_initramfs, qemu_argv
 from harness_kernel import Kernels, Tree, fetch_source
 from harness_plan import Executor
@@ -21,7 +21,7 @@ from harness_util import HarnessError, describe, file_text, note
 KUNIT_TOOL = 'tools/testing/kunit'
 
 
-def newest_source(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> str:
+def newest_source(opts: Options, lines: Sequence[KernelLine], newest: KernelLine, ex: Executor) -> str:
 	"""The newest line's pristine source, where KTAP's parser
 	(tools/testing/kunit), the kselftest headers and the memory model
 	come from: KSRC if it is that line (the first of LINES, the chosen
@@ -31,14 +31,15 @@ def newest_source(opts: Options, lines: Sequence[Line], newest: Line, ex: Execut
 	return fetch_source(newest, opts, ex)
 
 
-def kunit_tool(opts: Options, lines: Sequence[Line], newest: Line, ex: Executor) -> str:
+def kunit_tool(opts: Options, lines: Sequence[KernelLine], newest: KernelLine, ex: Executor) -> str:
 	"""The newest line's tools/testing/kunit, whose kunit_parser reads
 	KTAP (harness_results.kunit_parser())."""
 	with ex.stage('kunit_parser'):
 		return os.path.join(newest_source(opts, lines, newest, ex), KUNIT_TOOL)
 
 
-def each_line(lines: Sequence[Line], what: str, step: Callable[[Line], Optional[bool]], ex: Executor) -> int:
+def each_line(lines: Sequence[KernelLine], what: str, step: Callable[[KernelLine], Optional[bool]],
+	      ex: Executor) -> int:
 	"""STEP on every line of LINES, the others still run when one fails
 	(False or a HarnessError); 0 only if none did."""
 	failed = []
@@ -69,7 +70,7 @@ def boot_argv(tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str, op
 			 accel, b.run.cpu_model), log
 
 
-def check_helper_instructions(line: Line, kernels: Kernels, boots: Sequence[Boot], ex: Executor) -> List[str]:
+def check_helper_instructions(line: KernelLine, kernels: Kernels, boots: Sequence[Boot], ex: Executor) -> List[str]:
 	"""An arm64 kernel with the series must contain the helper's atomics
 	as tests/litmus/ models them: what does not."""
 	bad = []
@@ -89,7 +90,7 @@ def check_helper_instructions(line: Line, kernels: Kernels, boots: Sequence[Boot
 	return bad
 
 
-def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: Callable[[], str], ktap_tool: str,
+def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, kselftest_src: Callable[[], str], ktap_tool: str,
 	      accels: Dict[str, str], ex: Executor, cached_only: bool = False) -> bool:
 	"""BOOTS of LINE, their kernels built (or, CACHED_ONLY, taken from
 	the cache or refused), each judged; False if one was not as its run
@@ -156,7 +157,7 @@ def boot_line(line: Line, boots: Sequence[Boot], opts: Options, kselftest_src: C
 	return ok and not bad_helper
 
 
-def boot_test(opts: Options, lines: Sequence[Line], boots: Dict[str, List[Boot]], newest: Line,
+def boot_test(opts: Options, lines: Sequence[KernelLine], boots: Dict[str, List[Boot]], newest: KernelLine,
 	      ex: Executor) -> int:
 	"""make boot-test: the BOOTS of each of LINES built, booted, judged."""
 	if not ex.dry:
@@ -170,7 +171,7 @@ def boot_test(opts: Options, lines: Sequence[Line], boots: Dict[str, List[Boot]]
 						lambda: newest_source(opts, lines, newest, ex), ktap_tool, accels, ex), ex)
 
 
-def boot_one(opts: Options, line: Line, boots: Sequence[Boot], lines: Sequence[Line], newest: Line,
+def boot_one(opts: Options, line: KernelLine, boots: Sequence[Boot], lines: Sequence[KernelLine], newest: KernelLine,
 	     ex: Executor) -> int:
 	"""boot LINE RUN VARIANT: BOOTS, one kernel of the cache, booted and
 	judged."""
@@ -180,7 +181,7 @@ def boot_one(opts: Options, line: Line, boots: Sequence[Boot], lines: Sequence[L
 	return 0 if ok else 1
 
 
-def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[Line], newest: Line, ex: Executor) -> int:
+def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[KernelLine], newest: KernelLine, ex: Executor) -> int:
 	"""parse LOG LINE RUN VARIANT: LOG judged as boot_line() judges boot
 	B's, its table and verdict printed; 0 if as its run expects. A saved
 	log does not say whether its boot timed out: one that did has parts

@@ -2,16 +2,16 @@
 """What the harness is asked to do, as typed data validated once, before
 anything is fetched or built:
 
-  Options   the options of one command (harness.py's flags)
-  Line      a kernel line of configs/lines.toml: its Debian package, its
-            series, its static checks
-  Arch      an architecture, configs/arch/NAME.py (the type is
-            harness_arch.py's; cf. kunit_tool's qemu_configs): its kbuild
-            ARCH, kconfig, QEMU and guest
-  Run       a run of configs/runs.toml: what its boots boot (line,
-            architecture, CPUs, kernel arguments, what init runs) and what
-            each kernel (base, patched, a mutant) must show
-  Boot      one boot: a run's kernel on one line
+  Options     the options of one command (harness.py's flags)
+  KernelLine  a kernel line of configs/lines.toml: its Debian package,
+              its series, its static checks
+  Arch        an architecture, configs/arch/NAME.py (the type is
+              harness_arch.py's; cf. kunit_tool's qemu_configs): its
+              kbuild ARCH, kconfig, QEMU and guest
+  Run         a run of configs/runs.toml: what its boots boot (line,
+              architecture, CPUs, kernel arguments, what init runs) and
+              what each kernel (base, patched, a mutant) must show
+  Boot        one boot: a run's kernel on one line
 
 Every rule about these (defaults, syntax, what goes with what) is here.
 """
@@ -29,7 +29,7 @@ from harness_util import TOP, HarnessError, file_text
 
 CONFIGS = os.path.join(TOP, 'configs')
 # Where lines.toml and runs.toml are: configs/ (the tests have their own).
-TABLES = CONFIGS
+LINES_AND_RUNS_DIR = CONFIGS
 MUTANTS = os.path.join(TOP, 'tests', 'mutants')
 
 
@@ -125,7 +125,7 @@ def kunit_cases(patches: Sequence[str]) -> List[str]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Line:
+class KernelLine:
 	name: str			# "7.3"
 	package: str			# Debian's linux-source-X
 	suite: str
@@ -138,7 +138,7 @@ class Line:
 
 
 def _load_toml(name: str) -> dict:
-	path = os.path.join(TABLES, name)
+	path = os.path.join(LINES_AND_RUNS_DIR, name)
 	where = os.path.relpath(path, TOP)
 	try:
 		with open(path, 'rb') as f:
@@ -156,7 +156,7 @@ def _keys(where: str, table: dict, allowed: Sequence[str], required: Sequence[st
 			raise HarnessError(f'{where}: no {k}')
 
 
-def load_lines() -> List[Line]:
+def load_lines() -> List[KernelLine]:
 	"""configs/lines.toml; the first line is the newest. The config
 	fragments of configs/ are checked with it."""
 	check_fragments()
@@ -171,7 +171,7 @@ def load_lines() -> List[Line]:
 			load_arch(c['arch'])
 			_flavour(where, c['flavour'])
 			checks.append((c['arch'], c['flavour']))
-		lines.append(Line(t['name'], t['package'], t['suite'], t['series'], tuple(checks)))
+		lines.append(KernelLine(t['name'], t['package'], t['suite'], t['series'], tuple(checks)))
 	if not lines:
 		raise HarnessError('configs/lines.toml has no line')
 	return lines
@@ -366,7 +366,7 @@ OPTIONS = (
 )
 
 
-def select_lines(opts: Options, lines: List[Line]) -> List[Line]:
+def select_lines(opts: Options, lines: List[KernelLine]) -> List[KernelLine]:
 	"""The lines a command works on: --kernel (a list, or all; the newest
 	by default), or the one whose version --ksrc's Makefile has."""
 	names = [l.name for l in lines]
@@ -637,7 +637,7 @@ def check_run(where: str, run: Run) -> None:
 				   'CONFIG_PREEMPT_DYNAMIC, whose preempt= chooses the model at boot')
 
 
-def reportable(run: Run, line: Line, variant: str) -> List[str]:
+def reportable(run: Run, line: KernelLine, variant: str) -> List[str]:
 	"""The checks a boot of RUN's VARIANT kernel on LINE reports: the
 	KUnit cases of what it has of the series (the base kernel: its first
 	patch's), the selftest's results when it runs, the clients' when they
@@ -651,7 +651,7 @@ def reportable(run: Run, line: Line, variant: str) -> List[str]:
 	return checks
 
 
-def load_runs(lines: Sequence[Line]) -> List[Run]:
+def load_runs(lines: Sequence[KernelLine]) -> List[Run]:
 	"""Every run of configs/runs.toml, each checked whole, every check it
 	expects to fail one its boots report."""
 	names = [l.name for l in lines]
@@ -688,7 +688,7 @@ class Boot:
 		return Kernel(self.run.arch, self.run.flavour, self.variant)
 
 
-def select_boots(runs: Sequence[Run], lines: Sequence[Line], opts: Options) -> Dict[str, List[Boot]]:
+def select_boots(runs: Sequence[Run], lines: Sequence[KernelLine], opts: Options) -> Dict[str, List[Boot]]:
 	"""The boots of each chosen line that --configs and --arch select (all
 	by default); every chosen line must keep one, every --configs name a run
 	of a chosen line."""

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from typing import Dict, Tuple
 
-from harness_config import Line, series_patches
+from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
 from harness_util import TOP, HarnessError, file_text, note, run
 
@@ -57,7 +57,7 @@ def diff(f: str, old: str, new: str) -> str:
 	return str(res.stdout)
 
 
-def expected(line: Line, src: str) -> dict:
+def expected(line: KernelLine, src: str) -> dict:
 	"""PATH.diff -> its text, from the series applied to a copy of the
 	touched files."""
 	patches = series_patches(line.series_dir)
@@ -154,7 +154,7 @@ def present() -> dict:
 	return out
 
 
-def file_diffs(line: Line, src: str, check: bool) -> int:
+def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 	name, patch = selftest_patch(src)
 	path = os.path.join(TOP, 'patches', name)
 	if not check:	# first: the series applies it

@@ -26,7 +26,7 @@ import types
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch, Kernel
-from harness_config import (CONFIGS, Line, Options, base_patches, required_mutant_patch,
+from harness_config import (CONFIGS, KernelLine, Options, base_patches, required_mutant_patch,
 			    series_patches)
 from harness_plan import REAL, Cmd, Executor
 from harness_stage import debs_argv
@@ -71,7 +71,7 @@ class Tree:
 	patch), at the whole series, or at the series plus a test-only overlay
 	(a mutant)."""
 
-	def __init__(self, line: Line, opts: Options):
+	def __init__(self, line: KernelLine, opts: Options):
 		self.line = line
 		self.opts = opts
 		self.line_out = os.path.join(opts.out, line.name)	# the line's output directory
@@ -334,7 +334,7 @@ def source_argv(deb: str, dest: str) -> List[str]:
 	return [os.path.join(SCRIPTS, 'source.sh'), deb, dest]
 
 
-def fetch_source(line: Line, opts: Options, ex: Executor = REAL) -> str:
+def fetch_source(line: KernelLine, opts: Options, ex: Executor = REAL) -> str:
 	"""The line's pristine source: its Debian package (scripts/debs.sh)
 	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
 	package's name and SHA256 (a dry run: not in the cache)."""
@@ -362,7 +362,7 @@ def fetch_source(line: Line, opts: Options, ex: Executor = REAL) -> str:
 	return cache_adopt(tmp, 'src', key)
 
 
-def cached_source(line: Line) -> Optional[str]:
+def cached_source(line: KernelLine) -> Optional[str]:
 	"""The newest version of the line's pristine source in the cache (its
 	.unpacked says "PACKAGE VERSION"), by Debian's version order; None if
 	there is none. Nothing is fetched."""

@@ -19,7 +19,7 @@ import types
 from typing import List, Sequence
 
 from harness_arch import Arch
-from harness_config import Line, Options, kunit_cases, load_arch, series_patches
+from harness_config import KernelLine, Options, kunit_cases, load_arch, series_patches
 from harness_kernel import Kernels, Tree, kunit_config
 from harness_plan import Cmd, Executor
 from harness_util import HarnessError, cache_get, cache_key, cache_put, file_text, note, output
@@ -96,7 +96,7 @@ def missing_from_boot_config(kunitconfig: str, boot_config: str, kconfig: types.
 	return sorted(str(e) for e in set(want.as_entries()) - set(have.as_entries()))
 
 
-def kunit(opts: Options, line: Line, ex: Executor) -> int:
+def kunit(opts: Options, line: KernelLine, ex: Executor) -> int:
 	"""kunit.py run on LINE's patched tree in the boot test's x86_64 build
 	directory: the result is kunit.py's, and every case the series adds
 	must have run, none skipped (kunit_unrun()). The run's output is cached

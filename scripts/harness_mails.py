@@ -37,7 +37,7 @@ import shutil
 import subprocess
 from typing import Any, List, Optional, Tuple
 
-from harness_config import Line, series_patches
+from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
 from harness_util import TOP, HarnessError, file_text, note, run
 
@@ -170,7 +170,7 @@ def notes(patch: str) -> str:
 	return '\n'.join(l[4:] for l in m.group(1).split('\n')).strip('\n')
 
 
-def write_mails(line: Line, src: str, out: str, ident: Identity, ph: Identity) -> List[str]:
+def write_mails(line: KernelLine, src: str, out: str, ident: Identity, ph: Identity) -> List[str]:
 	"""The mails in OUT/mails, one a file, the cover letter first."""
 	patches = series_patches(line.series_dir)
 	files = patch_files(patches)
@@ -228,7 +228,7 @@ def the_poster(repo: str = TOP) -> Poster:
 	return Poster(ident, ph)
 
 
-def mails(line: Line, src: str, out: str, who: Poster) -> int:
+def mails(line: KernelLine, src: str, out: str, who: Poster) -> int:
 	"""LINE's series as mails from WHO, on its pristine tree SRC, and
 	their checks."""
 	written = write_mails(line, src, out, who.ident, who.placeholder)

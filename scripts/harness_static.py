@@ -34,7 +34,7 @@ import struct
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from harness_arch import Arch
-from harness_config import Line, Options, booting_arches, load_arch
+from harness_config import KernelLine, Options, booting_arches, load_arch
 from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
 from harness_plan import REAL, Cmd, Executor
@@ -191,7 +191,7 @@ class StaticChecks:
 	what the real run decides from the tree or a command's answer, a dry
 	run takes as stated with ex.comment()."""
 
-	def __init__(self, line: Line, opts: Options, newest: str, ex: Executor = REAL):
+	def __init__(self, line: KernelLine, opts: Options, newest: str, ex: Executor = REAL):
 		self.line = line
 		self.opts = opts
 		self.newest = newest

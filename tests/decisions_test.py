@@ -247,7 +247,7 @@ def fake_tree(case, files=()):
 		patch_with(os.path.join(series, p), '\nSigned-off-by: A <a@example.org>')
 	with open(os.path.join(series, 'series'), 'w') as f:
 		f.write('0001-x.patch\n0002-y.patch\n')
-	line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', series, ())
+	line = harness_config.KernelLine('7.3', 'linux-source-7.3', 'trixie-backports', series, ())
 	opts = harness_config.Options(out=os.path.join(d, 'out'), jobs=2)
 	tree = harness_kernel.Tree(line, opts)
 	os.makedirs(tree.path)
@@ -1081,7 +1081,7 @@ class TreeStates(unittest.TestCase):
 		self.series = os.path.join(d, 'series')
 		os.makedirs(self.series)
 		self.write_series('series')
-		line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', self.series, ())
+		line = harness_config.KernelLine('7.3', 'linux-source-7.3', 'trixie-backports', self.series, ())
 		self.opts = harness_config.Options(out=os.path.join(d, 'out'), ksrc=self.ksrc)
 		self.mutant = os.path.join(d, 'mutant.patch')
 		with open(self.mutant, 'w') as f:

@@ -45,8 +45,8 @@ KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
 LOGS = os.path.join(TOP, 'tests', 'logs')
 LINES = ['7.3', '6.12', '6.1']
 # The tests' own lines and runs (tests/configs/), not configs/'s.
-TEST_TABLES = os.path.join(TOP, 'tests', 'configs')
-harness_config.TABLES = TEST_TABLES
+TEST_LINES_AND_RUNS_DIR = os.path.join(TOP, 'tests', 'configs')
+harness_config.LINES_AND_RUNS_DIR = TEST_LINES_AND_RUNS_DIR
 
 
 def temp_dir(case):
@@ -138,10 +138,10 @@ class Options(HarnessCase):
 
 	def test_a_run_expecting_a_check_it_cannot_report_is_refused_before_any_work(self):
 		tables = temp_dir(self)
-		shutil.copy(os.path.join(TEST_TABLES, 'lines.toml'), tables)
+		shutil.copy(os.path.join(TEST_LINES_AND_RUNS_DIR, 'lines.toml'), tables)
 		with open(os.path.join(tables, 'runs.toml'), 'w') as f:
 			f.write('[[run]]\nname = "smp2"\nlines = ["7.3"]\nkernels.patched = { fail = ["load_ordr"] }\n')
-		with mock.patch.object(harness_config, 'TABLES', tables):
+		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', tables):
 			for c in self.COMMANDS:
 				self.refused(c, 'load_ordr')
 
@@ -200,7 +200,7 @@ class Options(HarnessCase):
 		readme = harness_util.file_text(os.path.join(TOP, 'README'))
 		# Its examples of --kernel and --arch are configs/' lines and
 		# architectures.
-		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', harness_config.CONFIGS):
 			options = harness.option_list()
 		self.assertIn('\n\n' + options + '\n\n', readme,
 			      "the README's option list is not harness.option_list(): paste it")
@@ -263,7 +263,7 @@ class Runs(unittest.TestCase):
 			self.assertIn(word, str(e.exception))
 
 	def test_the_matrix_loads(self):
-		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', harness_config.CONFIGS):
 			runs = harness_config.load_runs(harness_config.load_lines())
 		self.assertTrue(runs)
 
@@ -408,7 +408,8 @@ class Runs(unittest.TestCase):
 		configs = temp_dir(self)
 		with open(os.path.join(configs, 'runs.toml'), 'w') as f:
 			f.write('[[run]]\nname = "x"\nclocksource = "tsc"\nclocksource = "jiffies"\n')
-		with mock.patch.object(harness_config, 'TABLES', configs), self.assertRaises(HarnessError) as e:
+		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', configs), \
+		     self.assertRaises(HarnessError) as e:
 			harness_config.load_runs([])
 		self.assertIn('runs.toml', str(e.exception))
 
@@ -472,7 +473,7 @@ class Runs(unittest.TestCase):
 				      env={'PATH': os.environ['PATH'], **params}, stdout=subprocess.PIPE, text=True)
 
 	def test_init_accepts_every_parameter_the_harness_gives(self):
-		with mock.patch.object(harness_config, 'TABLES', harness_config.CONFIGS):
+		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', harness_config.CONFIGS):
 			runs = harness_config.load_runs(harness_config.load_lines())
 		for r in runs + harness_config.load_runs(harness_config.load_lines()):
 			params = dict(a.split('=', 1) for a in harness_config.kernel_cmdline(r) if a.startswith('cnproc_'))
@@ -608,7 +609,7 @@ class Tags(unittest.TestCase):
 		patch_with(os.path.join(d, '0001-x.patch'), 'Signed-off-by: A <a@example.org>')
 		with open(os.path.join(d, 'series'), 'w') as f:
 			f.write('0001-x.patch\n')
-		line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', d, ())
+		line = harness_config.KernelLine('7.3', 'linux-source-7.3', 'trixie-backports', d, ())
 		opts = harness_config.Options(out=os.path.join(d, 'out'))
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out), mock.patch('subprocess.Popen', side_effect=only_git), \
@@ -922,7 +923,8 @@ class SelftestPatch(unittest.TestCase):
 				f.write(text)
 			with open(os.path.join(tmp, 'series', 'series'), 'w') as f:
 				f.write(name + '\n')
-			line = harness_config.Line('7.3', 'linux-source-7.3', 'trixie-backports', os.path.join(tmp, 'series'), ())
+			line = harness_config.KernelLine('7.3', 'linux-source-7.3', 'trixie-backports',
+							 os.path.join(tmp, 'series'), ())
 			self.assertEqual(sorted(harness_diffs.expected(line, src)), ['MAINTAINERS.diff'])
 
 

@@ -29,7 +29,7 @@ from harness_results import Status  # noqa: E402
 KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
 LOGS = os.path.join(TOP, 'tests', 'logs')
 # The tests' own runs (tests/configs/), not the boot matrix of configs/.
-harness_config.TABLES = os.path.join(TOP, 'tests', 'configs')
+harness_config.LINES_AND_RUNS_DIR = os.path.join(TOP, 'tests', 'configs')
 RUNS = {r.name: r for r in harness_config.load_runs(harness_config.load_lines())}
 
 
