@@ -47,7 +47,8 @@ $(error $(HARNESS) make-flags printed no options)
 endif
 option_field = $(word $(2),$(subst :, ,$(1)))
 option_given = $(and $($(call option_field,$(1),1)),$(if $(call option_field,$(1),3),$(filter command line,$(origin $(call option_field,$(1),1))),set))
-option_flag = $(call option_field,$(1),2)$(if $(filter %=,$(call option_field,$(1),2)),'$($(call option_field,$(1),1))')
+# The value in single quotes for the shell, each ' in it as '\''.
+option_flag = $(call option_field,$(1),2)$(if $(filter %=,$(call option_field,$(1),2)),'$(subst ','\'',$($(call option_field,$(1),1)))')
 FLAGS = $(foreach o,$(OPTIONS),$(if $(call option_given,$(o)),$(call option_flag,$(o))))
 OPTION_VARIABLES := $(foreach o,$(OPTIONS),$(call option_field,$(o),1))
 unexport $(OPTION_VARIABLES)

@@ -229,6 +229,8 @@ class Options(HarnessCase):
 		self.assertEqual(self.make_flags(**values), want)
 		self.assertEqual(self.make_flags(environment=values), [f for f in want if not f.startswith('--arch=')])
 		self.assertEqual(self.make_flags(OUT='out', KERNEL=''), ['--out=out'])
+		# A value reaches the harness as it was given, quotes and all.
+		self.assertIn('--mutants=case\'s "x" \\', self.make_flags(MUTANTS="case's \"x\" \\"))
 
 	def test_every_option_is_named_by_its_commands_help(self):
 		status, out = self.harness('-h')
