@@ -50,11 +50,11 @@ def maintainers_with_selftest(text: str) -> str:
 
 
 def diff(f: str, old: str, new: str) -> str:
-	res = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}', old if os.path.isfile(old) else '/dev/null',
+	proc = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}', old if os.path.isfile(old) else '/dev/null',
 		   new], capture='stdout', check=False, quiet=True)
-	if res.returncode > 1:
+	if proc.returncode > 1:
 		raise HarnessError(f'diff of {f} failed')
-	return str(res.stdout)
+	return str(proc.stdout)
 
 
 def expected(line: KernelLine, src: str) -> dict:
@@ -69,9 +69,9 @@ def expected(line: KernelLine, src: str) -> dict:
 				if os.path.isfile(os.path.join(src, f)):
 					shutil.copy(os.path.join(src, f), os.path.join(tmp, side, f))
 		for p in patches:
-			res = run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--fuzz=0',
+			proc = run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--fuzz=0',
 				   '--no-backup-if-mismatch', '-i', p], capture='all', check=False)
-			if res.returncode:
+			if proc.returncode:
 				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with --fuzz=0 to {src}')
 		return {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f))
 			for f in files if not f.startswith(SELFTEST + '/')}
@@ -138,7 +138,7 @@ def check_series(name: str) -> list:
 	return bad
 
 
-def present() -> dict:
+def diffs_in_repository() -> dict:
 	"""The per-file diffs in the repository: every *.diff outside the
 	harness's own directories."""
 	out = {}
@@ -162,7 +162,7 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 			os.remove(p)
 		with open(path, 'w') as f:
 			f.write(patch)
-	want, have = expected(line, src), present()
+	want, have = expected(line, src), diffs_in_repository()
 	if check:
 		bad = sorted(p for p in set(want) | set(have) if want.get(p) != have.get(p))
 		for p in bad:

@@ -234,9 +234,9 @@ class Tree:
 	def _remove_overlay(self) -> None:
 		if not os.path.isfile(self._overlay):
 			return
-		res = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch', '--no-backup-if-mismatch',
+		proc = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch', '--no-backup-if-mismatch',
 			   '-i', self._overlay], check=False)
-		if res.returncode:
+		if proc.returncode:
 			raise HarnessError(f'could not remove the test overlay from {self.path}; delete it and rerun')
 		os.remove(self._overlay)
 
@@ -338,12 +338,12 @@ def fetch_source(line: KernelLine, opts: Options, ex: Executor = REAL) -> str:
 	"""The line's pristine source: its Debian package (scripts/debs.sh)
 	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
 	package's name and SHA256 (a dry run: not in the cache)."""
-	res = ex.run(Cmd.of(debs_argv(line.suite, line.package), capture='stdout', check=False,
+	proc = ex.run(Cmd.of(debs_argv(line.suite, line.package), capture='stdout', check=False,
 			    env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
 			    dry_stdout=f'{line.package}_VERSION_all.deb\n'))
-	if res.returncode or len(res.stdout.split()) != 1:
+	if proc.returncode or len(proc.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
-	deb = res.stdout.split()[0]
+	deb = proc.stdout.split()[0]
 	if ex.dry:
 		ex.comment(f'{line.package}: unpacked into the cache, unless it is there')
 		tmp = os.path.join(cache_dir(), 'src', 'KEY')

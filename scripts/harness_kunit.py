@@ -136,18 +136,18 @@ def kunit(opts: Options, line: KernelLine, ex: Executor) -> int:
 	if not fresh:
 		note(f'kunit.py run: from the cache ({key}); its kernel output read again by kunit.py parse')
 		with ex.stage('kunit.py parse'):
-			res = ex.run(Cmd.of([kunit_py, 'parse', os.path.join(saved, 'test.log')], check=False, cwd=tree.path))
+			proc = ex.run(Cmd.of([kunit_py, 'parse', os.path.join(saved, 'test.log')], check=False, cwd=tree.path))
 	else:
 		tcg_qemu(qemu)
 		with ex.stage(f'{line.name}: kunit.py run {" ".join(KUNIT_ARGS)}, the boot test\'s {arch.name} .config'):
-			res = ex.run(Cmd.of(argv, check=False, cwd=tree.path, env=env))
+			proc = ex.run(Cmd.of(argv, check=False, cwd=tree.path, env=env))
 		shutil.rmtree(saved, ignore_errors=True)
 		os.makedirs(saved)
 		if os.path.isfile(os.path.join(build, 'test.log')):
 			shutil.copy(os.path.join(build, 'test.log'), saved)
 	log = os.path.join(saved, 'test.log')
 	unrun = kunit_unrun(file_text(log) if os.path.isfile(log) else '', kunit_cases(series_patches(line.series_dir)))
-	if res.returncode:
+	if proc.returncode:
 		print('error: kunit.py: the KUnit cases did not all pass', flush=True)
 		return 1
 	if unrun:

@@ -57,8 +57,8 @@ def git_identity(repo: str) -> Identity:
 	"""user.name and user.email as git resolves them in REPO (its own
 	config, the global and the system's); empty where there is none."""
 	def get(key: str) -> str:
-		res = run(['git', 'config', key], cwd=repo, capture='stdout', check=False, quiet=True)
-		return str(res.stdout).strip() if res.returncode == 0 else ''
+		proc = run(['git', 'config', key], cwd=repo, capture='stdout', check=False, quiet=True)
+		return str(proc.stdout).strip() if proc.returncode == 0 else ''
 	return get('user.name'), get('user.email')
 
 
@@ -202,11 +202,11 @@ def check_mails(src: str, files: List[str], mails: List[str], scratch: str, iden
 	"""checkpatch --strict clean on each patch mail, and git am of them
 	all on the pristine files."""
 	for m in mails[1:]:
-		res = run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m], cwd=src,
+		proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m], cwd=src,
 			  capture='all', check=False)
-		total = re.search(r'^total: .*$', res.stdout, re.M)
-		if res.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
-			print(res.stdout, end='', flush=True)
+		total = re.search(r'^total: .*$', proc.stdout, re.M)
+		if proc.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
+			print(proc.stdout, end='', flush=True)
 			raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} is not clean')
 	base_repo(src, files, scratch, ident)
 	git(scratch, 'am', '-q', *mails[1:], ident=ident, what='git am of the mails on the pristine files')

@@ -87,13 +87,13 @@ def unit_tests(top: str, kunit_tool: str, quiet: bool = True) -> Tuple[int, str]
 	"""The unit tests of the copy at TOP: exit status and output (124 if
 	they hung)."""
 	try:
-		res = run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(top, 'tests'), '-p', '*_test.py'],
+		proc = run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(top, 'tests'), '-p', '*_test.py'],
 			  cwd=top, env={'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': kunit_tool}, capture='all',
 			  check=False, timeout=TIMEOUT, quiet=quiet)
 	except subprocess.TimeoutExpired as e:
 		out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
 		return 124, out + f'\n(the unit tests did not finish in {TIMEOUT}s)\n'
-	return res.returncode, res.stdout
+	return proc.returncode, proc.stdout
 
 
 def killers(output: str) -> List[str]:

@@ -99,11 +99,11 @@ TOOLS = Fragment('guest-tools',
 def debs(opts: Options, suite: str, arch: Arch, *pkgs: str, ex: Executor = REAL) -> List[str]:
 	"""Debian packages of ARCH, downloaded into the cache
 	(scripts/debs.sh); their paths (a dry run: PKG_VERSION_ARCH.deb)."""
-	res = ex.run(Cmd.of(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch),
+	proc = ex.run(Cmd.of(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch),
 			    dry_stdout=''.join(f'{p}_VERSION_{arch.debian_arch}.deb\n' for p in pkgs)))
-	if res.returncode:
+	if proc.returncode:
 		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
-	return str(res.stdout).split()
+	return str(proc.stdout).split()
 
 
 def debs_argv(suite: str, *pkgs: str) -> List[str]:

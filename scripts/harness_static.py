@@ -68,11 +68,11 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executo
 	sparse/KEY, KEY their names and SHA256s; its path (a dry run: the
 	packages fetched, not in the cache)."""
 	if debs is None:
-		res = ex.run(Cmd.of(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
+		proc = ex.run(Cmd.of(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
 				    env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
 				    dry_stdout=''.join(f'{p}_VERSION_amd64.deb\n' for p in SPARSE_PACKAGES)))
-		debs = str(res.stdout).split()
-		if res.returncode or len(debs) != len(SPARSE_PACKAGES):
+		debs = str(proc.stdout).split()
+		if proc.returncode or len(debs) != len(SPARSE_PACKAGES):
 			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} from Debian {SPARSE_SUITE}')
 	if ex.dry:
 		ex.comment('unpacked into the cache (sparse/KEY) with dpkg-deb -x, unless it is there')

@@ -137,20 +137,20 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 	if log:
 		os.makedirs(os.path.dirname(log), exist_ok=True)
 		with open(log, 'w') as f:
-			res = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, **kwargs)
+			proc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, **kwargs)
 	elif capture:
-		res = subprocess.run(argv, stdout=subprocess.PIPE,
+		proc = subprocess.run(argv, stdout=subprocess.PIPE,
 				     stderr=subprocess.STDOUT if capture == 'all' else None, **kwargs)
 	else:
-		res = subprocess.run(argv, **kwargs)
-	if check and res.returncode != 0:
+		proc = subprocess.run(argv, **kwargs)
+	if check and proc.returncode != 0:
 		if log:
 			with open(log, errors='replace') as f:
 				tail = f.readlines()[-15:]
 			print(''.join('    | ' + l for l in tail), end='', flush=True)
-		raise HarnessError(f'{what or argv[0]} failed (exit {res.returncode})'
+		raise HarnessError(f'{what or argv[0]} failed (exit {proc.returncode})'
 				   + (f', see {log}' if log else ''))
-	return res
+	return proc
 
 
 def show(argv: Sequence[str], cwd: Optional[str] = None) -> None:
@@ -161,10 +161,10 @@ def show(argv: Sequence[str], cwd: Optional[str] = None) -> None:
 def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
 	"""The standard output of a quick query (a version, a path), through
 	run() but not printed: it changes nothing."""
-	res = run(argv, cwd=cwd, capture='stdout', check=False, quiet=True)
-	if res.returncode != 0:
-		raise HarnessError(f'{shlex.join(argv)} failed (exit {res.returncode})')
-	return str(res.stdout)
+	proc = run(argv, cwd=cwd, capture='stdout', check=False, quiet=True)
+	if proc.returncode != 0:
+		raise HarnessError(f'{shlex.join(argv)} failed (exit {proc.returncode})')
+	return str(proc.stdout)
 
 
 def cache_key(*parts: str) -> str:
@@ -305,8 +305,8 @@ def cache_get(kind: str, key: str, dest: str) -> bool:
 
 def describe() -> str:
 	"""The commit the harness runs at, as git describe --always --dirty."""
-	res = run(['git', '-C', TOP, 'describe', '--always', '--dirty'], capture='stdout', check=False, quiet=True)
-	return res.stdout.strip() or 'unknown'
+	proc = run(['git', '-C', TOP, 'describe', '--always', '--dirty'], capture='stdout', check=False, quiet=True)
+	return proc.stdout.strip() or 'unknown'
 
 
 if __name__ == '__main__':

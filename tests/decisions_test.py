@@ -756,7 +756,7 @@ class FileDiffs(unittest.TestCase):
 				with open(os.path.join(top, 'patches', name), 'w') as f:
 					f.write(text)
 		with mock.patch.object(harness_diffs, 'expected', return_value=dict(self.WANT)), \
-		     mock.patch.object(harness_diffs, 'present', return_value=have), \
+		     mock.patch.object(harness_diffs, 'diffs_in_repository', return_value=have), \
 		     mock.patch.object(harness_diffs, 'selftest_patch', return_value=(self.PATCH, 'patch 3\n')), \
 		     mock.patch.object(harness_diffs, 'TOP', top), quiet():
 			try:

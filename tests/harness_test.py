@@ -480,17 +480,17 @@ class Runs(unittest.TestCase):
 		for r in runs + harness_config.load_runs(harness_config.load_lines()):
 			params = dict(a.split('=', 1) for a in harness_config.kernel_cmdline(r) if a.startswith('cnproc_'))
 			params['cnproc_args'] = '-n 5'
-			res = self.init_check(params)
-			self.assertEqual(res.returncode, 0, f'{r.name}: {res.stdout}')
+			proc = self.init_check(params)
+			self.assertEqual(proc.returncode, 0, f'{r.name}: {proc.stdout}')
 
 	def test_init_refuses_what_it_does_not_know(self):
 		for params, why in (({'cnproc_run': 'kunti'}, 'cnproc_run=kunti'),
 				    ({'cnproc_rnu': 'kunit'}, 'unknown parameter cnproc_rnu'),
 				    ({'cnproc_listener': '33'}, 'cnproc_listener=33'),
 				    ({'cnproc_clients': 'yes'}, 'cnproc_clients=yes')):
-			res = self.init_check(params)
-			self.assertNotEqual(res.returncode, 0)
-			self.assertIn(why, res.stdout)
+			proc = self.init_check(params)
+			self.assertNotEqual(proc.returncode, 0)
+			self.assertIn(why, proc.stdout)
 
 
 class Qemu(unittest.TestCase):
@@ -864,9 +864,9 @@ class SelftestHostTest(unittest.TestCase):
 		selftests = os.path.join(os.path.dirname(KUNIT_TOOL), 'selftests')
 		with tempfile.TemporaryDirectory() as tmp:
 			subprocess.run(harness.selftest_host_test_argv(selftests, tmp), check=True)
-			res = subprocess.run([os.path.join(tmp, 'event_check_test')], stdout=subprocess.PIPE, text=True)
-		self.assertEqual(res.returncode, 0, res.stdout)
-		self.assertRegex(res.stdout, r'\nok [0-9]+ global.stamps_in_order\n')
+			proc = subprocess.run([os.path.join(tmp, 'event_check_test')], stdout=subprocess.PIPE, text=True)
+		self.assertEqual(proc.returncode, 0, proc.stdout)
+		self.assertRegex(proc.stdout, r'\nok [0-9]+ global.stamps_in_order\n')
 
 
 class SelftestPatch(unittest.TestCase):

@@ -235,9 +235,9 @@ class Mails(unittest.TestCase):
 		subprocess.run(git[:3] + ['init', '-q'], check=True)
 		subprocess.run(git + ['add', '-A'], check=True)
 		subprocess.run(git + ['commit', '-q', '-m', 'pristine'], check=True)
-		res = subprocess.run(git + ['am', *self.mails[1:]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+		proc = subprocess.run(git + ['am', *self.mails[1:]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
 				     text=True)
-		self.assertEqual(res.returncode, 0, res.stdout)
+		self.assertEqual(proc.returncode, 0, proc.stdout)
 		log = subprocess.run(git + ['log', '--format=%an <%ae>', f'HEAD~{len(self.patches)}..HEAD'],
 				     stdout=subprocess.PIPE, text=True, check=True).stdout.split('\n')
 		self.assertEqual([l for l in log if l], [harness_mails.fmt(TESTER)] * len(self.patches))
