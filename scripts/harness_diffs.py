@@ -51,7 +51,7 @@ def maintainers_with_selftest(text: str) -> str:
 
 def diff(f: str, old: str, new: str) -> str:
 	proc = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}', old if os.path.isfile(old) else '/dev/null',
-		   new], capture='stdout', check=False, quiet=True)
+		    new], capture='stdout', check=False, quiet=True)
 	if proc.returncode > 1:
 		raise HarnessError(f'diff of {f} failed')
 	return str(proc.stdout)
@@ -70,7 +70,7 @@ def expected(line: KernelLine, src: str) -> dict:
 					shutil.copy(os.path.join(src, f), os.path.join(tmp, side, f))
 		for p in patches:
 			proc = run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--fuzz=0',
-				   '--no-backup-if-mismatch', '-i', p], capture='all', check=False)
+				    '--no-backup-if-mismatch', '-i', p], capture='all', check=False)
 			if proc.returncode:
 				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with --fuzz=0 to {src}')
 		return {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f))

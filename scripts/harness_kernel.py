@@ -235,7 +235,7 @@ class Tree:
 		if not os.path.isfile(self._overlay):
 			return
 		proc = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch', '--no-backup-if-mismatch',
-			   '-i', self._overlay], check=False)
+			    '-i', self._overlay], check=False)
 		if proc.returncode:
 			raise HarnessError(f'could not remove the test overlay from {self.path}; delete it and rerun')
 		os.remove(self._overlay)
@@ -339,8 +339,8 @@ def fetch_source(line: KernelLine, opts: Options, ex: Executor = REAL) -> str:
 	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
 	package's name and SHA256 (a dry run: not in the cache)."""
 	proc = ex.run(Cmd.of(debs_argv(line.suite, line.package), capture='stdout', check=False,
-			    env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
-			    dry_stdout=f'{line.package}_VERSION_all.deb\n'))
+			     env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
+			     dry_stdout=f'{line.package}_VERSION_all.deb\n'))
 	if proc.returncode or len(proc.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	deb = proc.stdout.split()[0]

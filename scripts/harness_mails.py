@@ -203,7 +203,7 @@ def check_mails(src: str, files: List[str], mails: List[str], scratch: str, iden
 	all on the pristine files."""
 	for m in mails[1:]:
 		proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m], cwd=src,
-			  capture='all', check=False)
+			   capture='all', check=False)
 		total = re.search(r'^total: .*$', proc.stdout, re.M)
 		if proc.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
 			print(proc.stdout, end='', flush=True)

@@ -88,8 +88,8 @@ def unit_tests(top: str, kunit_tool: str, quiet: bool = True) -> Tuple[int, str]
 	they hung)."""
 	try:
 		proc = run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(top, 'tests'), '-p', '*_test.py'],
-			  cwd=top, env={'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': kunit_tool}, capture='all',
-			  check=False, timeout=TIMEOUT, quiet=quiet)
+			   cwd=top, env={'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': kunit_tool}, capture='all',
+			   check=False, timeout=TIMEOUT, quiet=quiet)
 	except subprocess.TimeoutExpired as e:
 		out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
 		return 124, out + f'\n(the unit tests did not finish in {TIMEOUT}s)\n'

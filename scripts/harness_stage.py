@@ -100,7 +100,7 @@ def debs(opts: Options, suite: str, arch: Arch, *pkgs: str, ex: Executor = REAL)
 	"""Debian packages of ARCH, downloaded into the cache
 	(scripts/debs.sh); their paths (a dry run: PKG_VERSION_ARCH.deb)."""
 	proc = ex.run(Cmd.of(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch),
-			    dry_stdout=''.join(f'{p}_VERSION_{arch.debian_arch}.deb\n' for p in pkgs)))
+			     dry_stdout=''.join(f'{p}_VERSION_{arch.debian_arch}.deb\n' for p in pkgs)))
 	if proc.returncode:
 		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
 	return str(proc.stdout).split()

@@ -69,8 +69,8 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executo
 	packages fetched, not in the cache)."""
 	if debs is None:
 		proc = ex.run(Cmd.of(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
-				    env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
-				    dry_stdout=''.join(f'{p}_VERSION_amd64.deb\n' for p in SPARSE_PACKAGES)))
+				     env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
+				     dry_stdout=''.join(f'{p}_VERSION_amd64.deb\n' for p in SPARSE_PACKAGES)))
 		debs = str(proc.stdout).split()
 		if proc.returncode or len(debs) != len(SPARSE_PACKAGES):
 			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} from Debian {SPARSE_SUITE}')

@@ -140,7 +140,7 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 			proc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, **kwargs)
 	elif capture:
 		proc = subprocess.run(argv, stdout=subprocess.PIPE,
-				     stderr=subprocess.STDOUT if capture == 'all' else None, **kwargs)
+				      stderr=subprocess.STDOUT if capture == 'all' else None, **kwargs)
 	else:
 		proc = subprocess.run(argv, **kwargs)
 	if check and proc.returncode != 0:

@@ -236,7 +236,7 @@ class Mails(unittest.TestCase):
 		subprocess.run(git + ['add', '-A'], check=True)
 		subprocess.run(git + ['commit', '-q', '-m', 'pristine'], check=True)
 		proc = subprocess.run(git + ['am', *self.mails[1:]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-				     text=True)
+				      text=True)
 		self.assertEqual(proc.returncode, 0, proc.stdout)
 		log = subprocess.run(git + ['log', '--format=%an <%ae>', f'HEAD~{len(self.patches)}..HEAD'],
 				     stdout=subprocess.PIPE, text=True, check=True).stdout.split('\n')
