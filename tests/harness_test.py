@@ -460,7 +460,7 @@ class Runs(unittest.TestCase):
 
 	def test_the_kunit_cases_are_the_series(self):
 		cases = ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
-			 'ktime_stamp_ns_clock_stalled_test', 'ktime_stamp_ns_concurrent_test']
+			 'ktime_stamp_ns_lead_test', 'ktime_stamp_ns_clock_stalled_test', 'ktime_stamp_ns_concurrent_test']
 		for line in harness_config.load_lines():
 			self.assertEqual(harness_config.kunit_cases(harness_config.series_patches(line.series_dir)), cases)
 			# Patch 1 adds them: the base kernel runs them too.
@@ -805,7 +805,7 @@ class DryRun(HarnessCase):
 		checks = [c for c in commands['static checks'] if 'C=2 W=1' in c]
 		# x86_64 and arm64: pristine, base (the objects of the fix only), patched.
 		self.assertEqual(len(checks), 6)
-		self.assertEqual([c.endswith(' drivers/connector/cn_proc.o') for c in checks], [False] * 2 + [True] * 2 + [False] * 2)
+		self.assertEqual([c.endswith(' drivers/connector/cn_proc.o drivers/connector/connector.o') for c in checks], [False] * 2 + [True] * 2 + [False] * 2)
 		for c in checks:
 			self.assertIn(f'CHECK={self.env["OUT"]}/sparse/sparse', c)
 		self.assertIn('debs.sh sid sparse libc6', ' '.join(commands['static checks']))
