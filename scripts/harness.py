@@ -280,14 +280,19 @@ def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 		out += ['', file_text(ct).strip()]
 	for t in tables:
 		out += ['', file_text(t).strip()]
-	# make bench's report, when the same OUT has one.
+	# make bench's report: the same OUT's, or else the one RESULTS has,
+	# whose figures the changelogs quote.
 	bench = os.path.join(opts.out, 'bench', 'report.md')
+	results = os.path.join(TOP, 'RESULTS')
+	kept = file_text(results).partition('\nmake bench ran at commit ') if os.path.isfile(results) else ('', '', '')
 	if os.path.isfile(bench):
 		bc = os.path.join(opts.out, 'bench', 'commit')
 		if os.path.isfile(bc):
 			out += ['', f'make bench ran at commit {file_text(bc).strip()}.']
 		out += ['', file_text(bench).strip()]
-	with open(os.path.join(TOP, 'RESULTS'), 'w') as f:
+	elif kept[1]:
+		out += ['', (kept[1] + kept[2]).strip()]
+	with open(results, 'w') as f:
 		f.write('\n'.join(out) + '\n')
 	note('wrote RESULTS')
 	return 0

@@ -411,7 +411,7 @@ CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
 SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach', 'ptrace_detach',
 		   'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order', 'delta_100ms', 'delta_250ms',
 		   'load_order', 'load_unique')
-CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid')
+CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid', 'extrace_killed')
 # run_kselftest.sh's result for the selftest in each namespace the guest
 # runs it in (each must SKIP).
 NAMESPACE_CHECKS = ('netns:cn_proc_test', 'pidns:cn_proc_test', 'userns:cn_proc_test')

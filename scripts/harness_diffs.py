@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The per-file view of the upstream series, and the selftest's patch.
+"""The per-file view of the upstream series, the selftest's patch, and
+the cover letter's table of the boot test's figures.
 
 For each file the series (the newest line's) touches outside the selftest,
 the whole series' change to it as FILE.diff at that file's path in the
@@ -10,14 +11,18 @@ changelog (tests/selftest/changelog) by git format-patch against the
 pristine source's connector directory. Both are generated, never edited by
 hand; with --check nothing is written, and a stale, missing or left-over
 diff, a patch that differs from what the files make, or a series that does
-not end with it fails."""
+not end with it fails. The cover letter's table is made from RESULTS (make
+results), so that the figures it quotes are that run's; with --check, a
+table that differs fails."""
 
 import email.utils
 import glob
 import os
+import re
+import textwrap
 import shutil
 import tempfile
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
@@ -138,6 +143,70 @@ def check_series(name: str) -> list:
 	return bad
 
 
+COVER = 'patches/0000-cover-letter.patch'
+# The cover letter's table: this paragraph, then the table's lines, up to
+# a blank line.
+COVER_TABLE_START = "The boot test's figures"
+# RESULTS' rows the table quotes, each as (column, row label, scale).
+COVER_COLUMNS = (('events', 'events', 1), ('invers.', 'inversions', 1),
+		 ('max ms', 'largest inversion (us)', 1000), ('ties', 'ties', 1),
+		 ('shared', 'duplicate stamps', 1), ('ahead', 'stamp ahead of clock (ns)', 1))
+
+
+def _figure(cell: str, scale: int) -> str:
+	if cell in ('', '-'):
+		return '-'
+	if scale == 1:
+		return f'{int(cell):,}'
+	return f'{int(cell) / scale:.1f}'
+
+
+def cover_table(results: str) -> List[str]:
+	"""The cover letter's paragraph and table of the boot test's figures,
+	from RESULTS: a row per run of each line and architecture (not the
+	mutants), base/patched, "-" for a kernel the run does not boot."""
+	m = re.search(r'the boots ran on \S+, at commit (\w+),', results)
+	if not m:
+		raise HarnessError('RESULTS names no commit (make results writes it)')
+	rows = [['run'] + [c for c, _, _ in COVER_COLUMNS]]
+	for sect in re.split(r'^### ', results, flags=re.M)[1:]:
+		head = re.match(r'Linux (\S+) \(.*\) on (\S+),', sect)
+		table = [l for l in sect.splitlines() if l.startswith('|')]
+		if not head or len(table) < 3:
+			continue
+		split = [[c.strip() for c in l.strip('|').split('|')] for l in table]
+		header, body = split[0], {r[0]: r for r in split[2:]}
+		for col, name in enumerate(header[1:], 1):
+			run = name.split(' ')[0]
+			if run.startswith('mutant-'):
+				continue
+			row = [f'{head.group(1)} {run}']
+			for _, label, scale in COVER_COLUMNS:
+				if label not in body:
+					raise HarnessError(f'RESULTS: no row {label!r} for Linux {head.group(1)}')
+				cell = body[label][col]
+				base, _, patched = cell.rpartition(' / ') if ' / ' in cell else ('-', '', cell)
+				row.append(f'{_figure(base, scale)}/{_figure(patched, scale)}')
+			rows.append(row)
+	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+	intro = (f"{COVER_TABLE_START} (make check at {m.group(1)}, as RESULTS keeps them; QEMU, software "
+		 'emulation, 2 vCPUs unless the run names more), base/patched:')
+	return textwrap.wrap(intro, 72) + [''] + \
+		['  ' + ' '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def with_cover_table(cover: str, table: List[str]) -> str:
+	"""COVER with its table (from COVER_TABLE_START to the blank line after
+	the table) replaced by TABLE."""
+	lines = cover.split('\n')
+	starts = [i for i, l in enumerate(lines) if l.startswith(COVER_TABLE_START)]
+	if len(starts) != 1:
+		raise HarnessError(f'{COVER}: not one paragraph starting "{COVER_TABLE_START}"')
+	end = lines.index('', starts[0])		# the paragraph
+	end = lines.index('', end + 1)			# the table
+	return '\n'.join(lines[:starts[0]] + table + lines[end:])
+
+
 def diffs_in_repository() -> dict:
 	"""The per-file diffs in the repository: every *.diff outside the
 	harness's own directories."""
@@ -163,6 +232,8 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 		with open(path, 'w') as f:
 			f.write(patch)
 	want, have = expected(line, src), diffs_in_repository()
+	cover = with_cover_table(file_text(os.path.join(TOP, COVER)),
+				 cover_table(file_text(os.path.join(TOP, 'RESULTS'))))
 	if check:
 		bad = sorted(p for p in set(want) | set(have) if want.get(p) != have.get(p))
 		for p in bad:
@@ -174,10 +245,14 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 		series = check_series(name)
 		for b in series:
 			print(f'  {b}', flush=True)
+		if file_text(os.path.join(TOP, COVER)) != cover:
+			bad.append(COVER)
+			print(f'  {COVER}: its table is not RESULTS\'', flush=True)
 		if bad or series:
-			raise HarnessError('the per-file diffs or the selftest\'s patch do not match patches/ and the '
-					   'selftest (run: make file-diffs)')
-		note(f'{len(want)} per-file diffs match patches/; patches/{name} matches {SELFTEST} and {CHANGELOG}')
+			raise HarnessError('the per-file diffs, the selftest\'s patch or the cover letter\'s table do not '
+					   'match patches/, the selftest and RESULTS (run: make file-diffs)')
+		note(f'{len(want)} per-file diffs match patches/; patches/{name} matches {SELFTEST} and {CHANGELOG}; '
+		     f'the cover letter\'s table is RESULTS\'')
 		return 0
 	for p in have:
 		os.remove(os.path.join(TOP, p))
@@ -185,7 +260,9 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 		os.makedirs(os.path.dirname(os.path.join(TOP, p)), exist_ok=True)
 		with open(os.path.join(TOP, p), 'w') as f:
 			f.write(text)
-	note(f'wrote {len(want)} per-file diffs and patches/{name}')
+	with open(os.path.join(TOP, COVER), 'w') as f:
+		f.write(cover)
+	note(f'wrote {len(want)} per-file diffs, patches/{name} and the table of {COVER}')
 	for b in check_series(name):
 		print(f'  {b}: add it by hand', flush=True)
 	return 0

@@ -746,11 +746,61 @@ class FileDiffs(unittest.TestCase):
 	PATCH = '0003-selftests-connector-Add-x.patch'
 	SERIES = '0001-a.patch\n0002-b.patch\n' + PATCH + '\n'
 
-	def check(self, have, patch='patch 3\n', series=SERIES, others=()):
+	RESULTS = '''the boots ran on 2026-12-06, at commit 1234abc,
+
+### Linux 7.3 (linux-source-7.3 7.3.4-1) on x86_64, QEMU -accel tcg
+
+| check (base / patched)    | smp2          | smp4 (patched) | mutant-x (y) |
+|---------------------------|---------------|----------------|--------------|
+| ack                       | ok / ok       | ok             | ok           |
+| events                    | 20030 / 20035 | 20028          | 20000        |
+| inversions                | 3 / 0         | 0              | 9            |
+| largest inversion (us)    | 964 / 0       | 0              | 9            |
+| ties                      | 0 / 0         | 0              | 9            |
+| duplicate stamps          | 7 / 0         | 0              | 9            |
+| stamp ahead of clock (ns) | 0 / 16        | 0              | 9            |
+
+### Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU -accel tcg
+
+| check (base / patched)    | jiffies           |
+|---------------------------|-------------------|
+| events                    | 20036 / 20035     |
+| inversions                | 3 / 0             |
+| largest inversion (us)    | 2000 / 0          |
+| ties                      | 9878 / 0          |
+| duplicate stamps          | 13443 / 0         |
+| stamp ahead of clock (ns) | 0 / 15            |
+'''
+	TABLE = ["The boot test's figures (make check at 1234abc, as RESULTS keeps them;",
+		 'QEMU, software emulation, 2 vCPUs unless the run names more),', 'base/patched:', '',
+		 '  run         events        invers. max ms  ties    shared   ahead',
+		 '  7.3 smp2    20,030/20,035 3/0     1.0/0.0 0/0     7/0      0/16',
+		 '  7.3 smp4    -/20,028      -/0     -/0.0   -/0     -/0      -/0',
+		 '  6.1 jiffies 20,036/20,035 3/0     2.0/0.0 9,878/0 13,443/0 0/15']
+	COVER = 'Subject: x\n\nText.\n\n%s\n\n Legend.\n'
+
+	def test_the_cover_letters_table_is_made_from_results(self):
+		self.assertEqual(harness_diffs.cover_table(self.RESULTS), self.TABLE)
+		cover = self.COVER % "The boot test's figures\n\n  run"
+		self.assertEqual(harness_diffs.with_cover_table(cover, self.TABLE), self.COVER % '\n'.join(self.TABLE))
+
+	def test_a_row_results_lacks_fails(self):
+		with self.assertRaises(HarnessError):
+			harness_diffs.cover_table(self.RESULTS.replace('| ties ', '| tie '))
+
+	def test_the_cover_letters_table_stale_fails(self):
+		self.assertIsNone(self.check(dict(self.WANT), cover=self.COVER % '\n'.join(
+			[*self.TABLE[:-1], '  6.1 jiffies 20,036/20,035 2/0     2.0/0.0 9,878/0 13,443/0 0/15'])))
+
+	def check(self, have, patch='patch 3\n', series=SERIES, others=(), cover=None):
 		top = temp_dir(self)
 		os.makedirs(os.path.join(top, 'patches'))
 		with open(os.path.join(top, 'patches', 'series'), 'w') as f:
 			f.write(series)
+		with open(os.path.join(top, 'RESULTS'), 'w') as f:
+			f.write(self.RESULTS)
+		with open(os.path.join(top, harness_diffs.COVER), 'w') as f:
+			f.write(cover or self.COVER % '\n'.join(self.TABLE))
 		for name, text in ((self.PATCH, patch), *((o, 'x') for o in others)):
 			if text is not None:
 				with open(os.path.join(top, 'patches', name), 'w') as f:

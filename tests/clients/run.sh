@@ -43,6 +43,15 @@
 #               and the probes are usleep, which leaves its argv alone
 #               (busybox 1.35's sleep turns "0.3" into "0.1" for a moment
 #               while it parses it).
+#   extrace_killed  extrace killed with SIGKILL, which sends no
+#               PROC_CN_MCAST_IGNORE: the connector's listener count stays
+#               raised and every event is still built, with no socket in
+#               the group. A kprobe event on ktime_stamp_ns() counts its
+#               calls: a fork/exec/exit load must make none then. While
+#               extrace listens, the same load must make one per event on
+#               a kernel that stamps cn_proc's messages with it (whose
+#               domain, proc_event_stamps, /proc/kallsyms lists), so the
+#               count is shown to count there.
 #
 # Nothing waits a fixed time: every wait polls a condition every 20 ms up
 # to a deadline, and says what it was waiting for when that passes. The
@@ -170,7 +179,7 @@ sid_ld="${_loader:-/sid/no-loader-staged} --library-path ${_libdir:-/sid}"
 
 start_ms=$(now_ms)
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 
 # shellcheck disable=SC2317 # called through wait_for
 k_settled() {
@@ -446,6 +455,73 @@ cgrulesengd_client() {
 cgrulesengd_client 4 cgrulesengd guest-clients /usr/sbin/cgrulesengd /usr/sbin/cgrulesengd
 # shellcheck disable=SC2086 # $sid_ld: words
 cgrulesengd_client 5 cgrulesengd_sid guest-clients-newest /sid/usr/sbin/cgrulesengd $sid_ld /sid/usr/sbin/cgrulesengd
+
+# --- a listener killed ------------------------------------------------------
+k=$W/extrace_killed
+mkdir -p "$k"
+TRACING=/sys/kernel/tracing
+LOAD=100
+begin extrace_killed
+staged extrace_killed guest-clients extrace
+
+# stamps: ktime_stamp_ns() calls so far, from the kprobe event's profile.
+stamps() {
+	awk '$1 == "cn_proc_stamp" { print $2 }' "$TRACING/kprobe_profile"
+}
+
+# load: LOAD fork/exec/exits, 3 LOAD events.
+load() {
+	_i=0
+	while [ $_i -lt $LOAD ]; do
+		/bin/busybox true
+		_i=$((_i + 1))
+	done
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+kprobe() {
+	alive "$kpid" || return 0
+	/bin/busybox usleep 100000
+	log_has "$k/out" '^ *[0-9]+\+ /bin/busybox usleep 100000$'
+}
+
+mountpoint -q "$TRACING" || mount -t tracefs tracefs "$TRACING" 2>"$k/err"
+if ! [ -x /usr/bin/extrace ]; then
+	fail "/usr/bin/extrace is not staged"
+elif ! echo 'p:cn_proc_stamp ktime_stamp_ns' >>"$TRACING/kprobe_events" ||
+	! echo 1 >"$TRACING/events/kprobes/cn_proc_stamp/enable"; then
+	fail "no kprobe event on ktime_stamp_ns() ($(cat "$k/err" 2>/dev/null))"
+else
+	: >"$k/out"
+	/usr/bin/extrace -o "$k/out" 2>"$k/err" &
+	kpid=$!
+	if wait_for "extrace to report an exec" kprobe && alive "$kpid"; then
+		s0=$(stamps)
+		load
+		s1=$(stamps)
+		if grep -q ' proc_event_stamps$' /proc/kallsyms; then
+			diag "extrace_killed: $((s1 - s0)) ktime_stamp_ns() calls during $((3 * LOAD)) events with extrace listening"
+			[ $((s1 - s0)) -ge $((3 * LOAD)) ] ||
+				fail "$((s1 - s0)) ktime_stamp_ns() calls for $((3 * LOAD)) events with a listener"
+		else
+			diag "extrace_killed: no proc_event_stamps in /proc/kallsyms: cn_proc does not stamp with ktime_stamp_ns(); $((s1 - s0)) calls during $((3 * LOAD)) events with extrace listening"
+		fi
+	else
+		fail "extrace reported nothing"
+	fi
+	kill -KILL "$kpid" 2>/dev/null
+	wait "$kpid"
+	diag "extrace_killed: extrace exit status $? (SIGKILL: 137)"
+	s2=$(stamps)
+	load
+	s3=$(stamps)
+	diag "extrace_killed: $((s3 - s2)) ktime_stamp_ns() calls during $((3 * LOAD)) events after extrace was killed"
+	[ "$s3" = "$s2" ] ||
+		fail "$((s3 - s2)) ktime_stamp_ns() calls with no one listening"
+	echo 0 >"$TRACING/events/kprobes/cn_proc_stamp/enable"
+	echo '-:cn_proc_stamp' >>"$TRACING/kprobe_events"
+fi
+finish 6
 
 end_ms=$(now_ms)
 diag "cn_proc-clients: $(((end_ms - start_ms) / 1000)).$(((end_ms - start_ms) % 1000 / 100)) s"
