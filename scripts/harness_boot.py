@@ -59,8 +59,13 @@ def each_line(lines: Sequence[KernelLine], what: str, step: Callable[[KernelLine
 
 
 def prog_args(b: Boot, opts: Options) -> Sequence[str]:
-	"""The arguments boot B gives the program its init runs."""
-	return opts.storm_args if b.run.mode == 'storm' else opts.selftest_args
+	"""The arguments boot B gives the program its init runs. The
+	selftest decides the order checks where it finds the stamps' domain
+	(patch 2's proc_event_stamps); base has patch 1 alone and is booted to
+	show them fail, so its selftest gets -a."""
+	if b.run.mode == 'storm':
+		return opts.storm_args
+	return ('-a', *opts.selftest_args) if b.variant == 'base' else opts.selftest_args
 
 
 def boot_argv(tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str, opts: Options) -> Tuple[List[str], str]:

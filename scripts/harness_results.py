@@ -365,9 +365,11 @@ KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 
 	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail', 'undecided')
 
 # The selftest's checks of the order the series promises: it reports them
-# SKIP on a kernel without ktime_stamp_ns(). Every kernel the boot test
-# boots has it (base is the tree with the series' first patch), so each
-# must be decided: a SKIP there is a probe that went wrong.
+# SKIP on a kernel whose /proc/kallsyms does not list proc_event_stamps,
+# the stamps' domain of the series' second patch. Every kernel the boot
+# test boots decides them: the series and its mutants have the domain, and
+# base (the tree with the series' first patch alone) runs the selftest with
+# -a (harness_boot.prog_args()). A SKIP there is a probe that went wrong.
 ORDER_CHECKS = ('ack_order', 'load_order', 'load_unique')
 
 
@@ -503,7 +505,7 @@ def verdict(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[
 	why += [Problem('failed', c, f'{c} failed') for c in sorted(got - must - may)]
 	why += [Problem('did_not_fail', c, f'{c} did not fail') for c in sorted(must - got)]
 	why += [Problem('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel with '
-			'ktime_stamp_ns()')
+			'the stamps\' domain, or with -a')
 		for c in ORDER_CHECKS if reported.checks.get(c) is Status.SKIP]
 	return why
 

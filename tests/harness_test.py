@@ -683,8 +683,12 @@ class Orchestration(HarnessCase):
 		self.assertEqual(self.built, [('x86_64', 'default', 'base'), ('x86_64', 'default', 'patched')])
 		self.assertEqual(self.moves, ['base', 'patched', 'patched'])
 		self.assertEqual([a[a.index('-smp') + 1] for a in self.argvs], ['2', '2', '1'])
+		# base has patch 1 alone, not the domain the selftest probes: -a
+		# there, and only there
 		self.assertEqual(self.argvs[0][self.argvs[0].index('-append') + 1],
-				 'console=ttyS0 panic=-1 kunit.filter_glob=time_test_cases.ktime_stamp_ns_* cnproc_clients=1 cnproc_args="-n 500"')
+				 'console=ttyS0 panic=-1 kunit.filter_glob=time_test_cases.ktime_stamp_ns_* cnproc_clients=1 '
+				 'cnproc_args="-a -n 500"')
+		self.assertIn('cnproc_args="-n 500"', self.argvs[1][self.argvs[1].index('-append') + 1])
 		self.assertEqual(self.verdicts(), {'smp2.base': [], 'smp2.patched': [], 'smp1.patched': []})
 
 	def test_a_boot_that_is_not_as_expected_fails_the_line(self):

@@ -274,16 +274,20 @@ TEST(stamps_in_order)
 
 	EXPECT_EQ(1, probe("ffffffff81000000 T _stext\n"
 			   "ffffffff81234560 T ktime_stamp_ns\n"
+			   "ffffffff82345600 b proc_event_stamps\n"
 			   "ffffffff81234600 t cn_proc_mcast_ctl\n"));
 	/* kptr_restrict: the addresses are zeros, the names are there */
-	EXPECT_EQ(1, probe("0000000000000000 T ktime_get_ns\n0000000000000000 T ktime_stamp_ns\n"));
-	EXPECT_EQ(1, probe("0000000000000000 T ktime_stamp_ns"));	/* no newline */
+	EXPECT_EQ(1, probe("0000000000000000 T ktime_get_ns\n0000000000000000 d proc_event_stamps\n"));
+	EXPECT_EQ(1, probe("0000000000000000 b proc_event_stamps"));	/* no newline */
+	/* the helper alone (patch 1 without patch 2) is no stamping */
+	EXPECT_EQ(0, probe("ffffffff81234560 T ktime_stamp_ns\n"
+			   "ffffffff81234600 t cn_proc_mcast_ctl\n"));
 	/* only a name that matches whole counts */
 	EXPECT_EQ(0, probe("ffffffff81234560 T ktime_get_ns\n"
-			   "ffffffff81234568 T ktime_stamp_ns_test\n"
-			   "ffffffff81234570 r __ksymtab_ktime_stamp_ns\n"
-			   "ffffffff81234578 T xktime_stamp_ns\n"
-			   "ktime_stamp_ns\n"));
+			   "ffffffff81234568 b proc_event_stamps_test\n"
+			   "ffffffff81234570 r __ksymtab_proc_event_stamps\n"
+			   "ffffffff81234578 b xproc_event_stamps\n"
+			   "proc_event_stamps\n"));
 	EXPECT_EQ(0, probe(""));
 	EXPECT_EQ(-1, ec_stamps_in_order(NULL));
 	/* a read error (a directory): unknown, not "no" */

@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Process events connector: the subscription ack, one event of each kind (its fields, and its
- * stamp inside the window of the system call that caused it), causal order, stamp deltas, and
- * per-cpu order and uniqueness of timestamp_ns under fork/exec load. Each check is reported as
- * soon as it is decided: the ack, event kind and delta checks before the load.
+ * Process events connector: the subscription ack, one event of each kind
+ * (its fields, and its stamp inside the window of the system call that
+ * caused it), causal order, stamp deltas, and per-cpu order and uniqueness
+ * of timestamp_ns under fork/exec load. Each check is reported as soon as
+ * it is decided: the ack, event kind and delta checks before the load.
  *
- * timestamp_ns is unique and in seq order on each cpu since "connector/cn_proc: Stamp events
- * in seq order", which stamps each message with ktime_stamp_ns() where send_msg() assigns its
- * seq. A kernel without it (a stable kernel) keeps that order only when no run catches the
- * race, so a run there would pass or fail by chance: the checks of that order (ack_order,
- * load_order, load_unique) are decided only when /proc/kallsyms lists ktime_stamp_ns, and are
- * skipped otherwise, their figures still printed; -a decides them on any kernel. The other
- * checks hold on any kernel.
+ * timestamp_ns is unique and in seq order on each cpu since
+ * "connector/cn_proc: Stamp events in seq order", which stamps each message
+ * where send_msg() assigns its seq, in the domain proc_event_stamps. A
+ * kernel without it (a stable kernel, or one with ktime_stamp_ns() alone)
+ * keeps that order only when no run catches the race, so a run there would
+ * pass or fail by chance: the checks of that order (ack_order, load_order,
+ * load_unique) are decided only when /proc/kallsyms lists proc_event_stamps
+ * (CONFIG_KALLSYMS_ALL), and are skipped otherwise, their figures still
+ * printed; -a decides them on any kernel. The other checks hold on any
+ * kernel.
  *
- * The connector serves the initial network namespace only, and ignores a subscription from
- * another pid or user namespace: there the test skips and says which.
+ * The connector serves the initial network namespace only, and ignores a
+ * subscription from another pid or user namespace: there the test skips
+ * and says which.
+ *
+ * The test leaves nothing behind: it unsubscribes on every exit, and its
+ * children die with it.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -58,7 +66,12 @@ static_assert(sizeof(struct cn_msg) == 20, "cn_msg size");
 #define DEF_WORKERS	4
 #define DEF_EVENTS	20000
 #define DEF_SECONDS	25
-/* The inode numbers of the initial pid and user namespaces in /proc/PID/ns/, fixed */
+/*
+ * The fixed inode numbers of the initial pid and user namespaces in
+ * /proc/PID/ns/. Newer <linux/nsfs.h> names them (PID_NS_INIT_INO,
+ * USER_NS_INIT_INO; not 6.12's or 6.1's), in an enum, which no #ifndef
+ * can test: the test is built against those older uapi headers too.
+ */
 #define INIT_PID_NS_INO		0xEFFFFFFCU
 #define INIT_USER_NS_INO	0xEFFFFFFDU
 
@@ -66,8 +79,13 @@ static_assert(sizeof(struct cn_msg) == 20, "cn_msg size");
 static int in_order;
 static const char *order_why;
 
+/* Yama's ptrace_scope 3: no process may attach, the ptrace checks skip */
+static bool no_ptrace;
+
 static struct {			/* every message received, in order */
 	int sock;
+	pid_t listener;		/* the process that subscribed */
+	int subscribed;		/* until PROC_CN_MCAST_IGNORE is sent */
 	struct ec_event *ev;
 	size_t n, cap;
 	unsigned long long enobufs;
@@ -92,7 +110,8 @@ static void sleep_ms(int ms)
 
 static void *shared(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		ksft_exit_fail_msg("out of memory\n");
@@ -117,9 +136,11 @@ static void record(const struct cn_msg *cn, unsigned long long rx)
 	memcpy(&pe, cn->data, sizeof(pe));
 	e = &rec.ev[rec.n++];
 	/* all kinds but fork and ack start with process_pid and process_tgid */
-	*e = (struct ec_event){ .seq = cn->seq, .ack = cn->ack, .cpu = pe.cpu, .what = pe.what,
-				.ts = pe.timestamp_ns, .rx = rx,
-				.pid = d->exec.process_pid, .tgid = d->exec.process_tgid };
+	*e = (struct ec_event){
+		.seq = cn->seq, .ack = cn->ack, .cpu = pe.cpu, .what = pe.what,
+		.ts = pe.timestamp_ns, .rx = rx,
+		.pid = d->exec.process_pid, .tgid = d->exec.process_tgid,
+	};
 	switch (e->what) {
 	case PROC_EVENT_NONE:
 		e->err = d->ack.err;
@@ -163,6 +184,8 @@ static void rec_poll(int ms)
 		char buf[8192];
 		struct nlmsghdr nlh;
 	} u;
+	const size_t min = NLMSG_LENGTH(sizeof(struct cn_msg) +
+					sizeof(struct proc_event));
 	struct nlmsghdr *nlh;
 	unsigned long long rx;
 	ssize_t len;
@@ -177,14 +200,18 @@ static void rec_poll(int ms)
 			return;
 		else if (len < 0 && errno != EINTR)
 			ksft_exit_fail_msg("recv: %s\n", strerror(errno));
-		for (nlh = &u.nlh; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
-			if (nlh->nlmsg_type == NLMSG_DONE && nlh->nlmsg_len >=
-			    NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(struct proc_event)))
+		for (nlh = &u.nlh; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len))
+			if (nlh->nlmsg_type == NLMSG_DONE &&
+			    nlh->nlmsg_len >= min)
 				record(NLMSG_DATA(nlh), rx);
 	}
 }
 
-/* Not in the initial namespace of /proc/self/ns/NAME (known by its fixed inode); absent: in it */
+/*
+ * Not in the initial namespace of /proc/self/ns/NAME (known by its fixed
+ * inode); absent: in it
+ */
 static bool outside(const char *name, unsigned long ino)
 {
 	char path[64];
@@ -197,23 +224,30 @@ static bool outside(const char *name, unsigned long ino)
 static const char not_init[] = "other than the initial one";
 static const char ignored[] = "whose subscriptions the connector ignores";
 
-/* cn_proc_mcast_ctl() ignores a request from a non-initial user or pid namespace */
+/*
+ * cn_proc_mcast_ctl() ignores a request from a non-initial user or pid
+ * namespace
+ */
 static void check_namespaces(void)
 {
 	struct stat st;
 
 	if (outside("user", INIT_USER_NS_INO))
-		ksft_exit_skip("in a user namespace %s, %s\n", not_init, ignored);
+		ksft_exit_skip("in a user namespace %s, %s\n",
+			       not_init, ignored);
 	if (outside("pid", INIT_PID_NS_INO))
-		ksft_exit_skip("in a pid namespace %s, %s\n", not_init, ignored);
+		ksft_exit_skip("in a pid namespace %s, %s\n",
+			       not_init, ignored);
 	/*
-	 * unshare -p without -f: events would name the children by pids that fork() did not
-	 * return. Until its first process the new namespace has no pid_for_children.
+	 * unshare -p without -f: events would name the children by pids that
+	 * fork() did not return. Until its first process the new namespace
+	 * has no pid_for_children.
 	 */
 	if (outside("pid_for_children", INIT_PID_NS_INO) ||
-	    (!stat("/proc/self/ns/pid", &st) && stat("/proc/self/ns/pid_for_children", &st)))
-		ksft_exit_skip("children in a pid namespace %s, whose pids events do not carry\n",
-			       not_init);
+	    (!stat("/proc/self/ns/pid", &st) &&
+	     stat("/proc/self/ns/pid_for_children", &st)))
+		ksft_exit_skip("children in a pid namespace %s, %s\n",
+			       not_init, "whose pids events do not carry");
 }
 
 /* A message of the ack's cpu after the ack is recorded */
@@ -232,44 +266,109 @@ static size_t find_ack(void)
 	size_t i;
 
 	for (i = 0; i < rec.n; i++)
-		if (rec.ev[i].what == PROC_EVENT_NONE && rec.ev[i].ack == REQ_ACK + 1)
+		if (rec.ev[i].what == PROC_EVENT_NONE &&
+		    rec.ev[i].ack == REQ_ACK + 1)
 			return i;
 	return rec.n;
 }
 
+/*
+ * A PROC_CN_MCAST_LISTEN or _IGNORE request. The buffer, not a struct
+ * with struct cn_msg inside, as cn_msg ends in a flexible array.
+ */
+static int send_op(enum proc_cn_mcast_op op, __u32 ack)
+{
+	union {
+		char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(__u32))];
+		struct nlmsghdr nlh;
+	} req = { 0 };
+	struct cn_msg *cn = NLMSG_DATA(&req.nlh);
+	__u32 mc_op = op;
+
+	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(mc_op));
+	req.nlh.nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->seq = REQ_SEQ;
+	cn->ack = ack;
+	cn->len = sizeof(mc_op);
+	memcpy(cn->data, &mc_op, sizeof(mc_op));
+	return send(rec.sock, &req, req.nlh.nlmsg_len, 0);
+}
+
+/*
+ * The connector counts listeners by their requests alone: closing the
+ * socket leaves the count up, and the events built for no one, for the
+ * life of the system. Send PROC_CN_MCAST_IGNORE once (6.1 drops the count
+ * on every one), from the process that subscribed, not from a child that
+ * shares its socket. Only send() and getpid(): safe in a signal handler.
+ */
+static int unsubscribe(void)
+{
+	if (getpid() != rec.listener ||
+	    !__atomic_exchange_n(&rec.subscribed, 0, __ATOMIC_SEQ_CST))
+		return 0;
+	return send_op(PROC_CN_MCAST_IGNORE, 0);
+}
+
+/* Every exit() after subscribing, ksft_exit_*() included */
+static void unsubscribe_at_exit(void)
+{
+	if (unsubscribe() < 0)
+		ksft_print_msg("PROC_CN_MCAST_IGNORE: %s\n", strerror(errno));
+}
+
+/* The kselftest runner's timeout (SIGTERM), or an interrupt */
+static void unsubscribe_on_signal(int sig)
+{
+	int saved_errno = errno;
+
+	unsubscribe();
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved_errno;
+}
+
 static void subscribe(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
-	struct {
-		struct nlmsghdr nlh;
-		struct cn_msg cn;
-		__u32 op;
-	} req = {
-		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE },
-		.cn = { .id = { CN_IDX_PROC, CN_VAL_PROC }, .seq = REQ_SEQ, .ack = REQ_ACK,
-			.len = sizeof(req.op) },
-		.op = PROC_CN_MCAST_LISTEN,
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC,
 	};
 	unsigned long long end;
 	int size = RCVBUF;
 
-	rec.sock = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	rec.sock = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+			  NETLINK_CONNECTOR);
 	if (rec.sock < 0 && errno == EPROTONOSUPPORT)
 		ksft_exit_skip("no NETLINK_CONNECTOR\n");
 	if (rec.sock < 0 || bind(rec.sock, (struct sockaddr *)&sa, sizeof(sa)))
 		ksft_exit_fail_msg("netlink socket: %s\n", strerror(errno));
 	/* under emulation the load can outpace the listener for a while */
-	if (setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
-		setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (send(rec.sock, &req, sizeof(req), 0) < 0) {
+	if (setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUFFORCE, &size,
+		       sizeof(size)))
+		setsockopt(rec.sock, SOL_SOCKET, SO_RCVBUF, &size,
+			   sizeof(size));
+	rec.listener = getpid();
+	if (atexit(unsubscribe_at_exit))
+		ksft_exit_fail_msg("atexit: cannot unsubscribe at exit\n");
+	signal(SIGINT, unsubscribe_on_signal);
+	signal(SIGTERM, unsubscribe_on_signal);
+	if (send_op(PROC_CN_MCAST_LISTEN, REQ_ACK) < 0) {
 		const char *why = strerror(errno);
 
-		/* the connector's kernel socket is in the initial network namespace only */
+		/*
+		 * the connector's kernel socket is in the initial network
+		 * namespace only
+		 */
 		if (errno == ECONNREFUSED)
-			ksft_exit_skip("in a network namespace %s, %s (PROC_CN_MCAST_LISTEN: %s)\n",
-				       not_init, "where the connector is not", why);
+			ksft_exit_skip("in a %s %s, %s (%s: %s)\n",
+				       "network namespace", not_init,
+				       "where the connector is not",
+				       "PROC_CN_MCAST_LISTEN", why);
 		ksft_exit_fail_msg("PROC_CN_MCAST_LISTEN: %s\n", why);
 	}
+	/* the kernel has handled the request when send() returns */
+	__atomic_store_n(&rec.subscribed, 1, __ATOMIC_SEQ_CST);
 	/* acks go to every listener: ours carries our ack + 1 */
 	end = now_ns() + ACK_WAIT_MS * NSEC_PER_MSEC;
 	while (now_ns() < end) {
@@ -281,12 +380,12 @@ static void subscribe(void)
 }
 
 /*
- * Coverage: a scripted child causes one event of each kind, recording the CLOCK_MONOTONIC
- * window around each system call in shared memory.
+ * Coverage: a scripted child causes one event of each kind, recording the
+ * CLOCK_MONOTONIC window around each system call in shared memory.
  */
 enum step_id {
-	ST_FORK, ST_EXEC, ST_UID, ST_GID, ST_SID, ST_ATTACH, ST_DETACH, ST_COMM, ST_CORE,
-	ST_MARK_A, ST_MARK_B, ST_MARK_C, NR_STEPS
+	ST_FORK, ST_EXEC, ST_UID, ST_GID, ST_SID, ST_ATTACH, ST_DETACH,
+	ST_COMM, ST_CORE, ST_MARK_A, ST_MARK_B, ST_MARK_C, NR_STEPS
 };
 
 static struct script {
@@ -358,8 +457,8 @@ static void exec_exit(const char *code)
 }
 
 /*
- * A child that dies of SIGABRT (the coredump event is sent even though PR_SET_DUMPABLE 0
- * stops a core file), or that execs and exits 3.
+ * A child that dies of SIGABRT (the coredump event is sent even though
+ * PR_SET_DUMPABLE 0 stops a core file), or that execs and exits 3.
  */
 static void spawn(enum step_id i)
 {
@@ -380,12 +479,24 @@ static void spawn(enum step_id i)
 	st->after = now_ns();
 }
 
-static void script_child(int go)
+/*
+ * A child of the test dies with it, whatever ends it: the parent may have
+ * died already, before PR_SET_PDEATHSIG was set.
+ */
+static void die_with(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent)
+		_exit(1);
+}
+
+static void script_child(pid_t parent, int go[2])
 {
 	char c;
 
+	die_with(parent);
+	close(go[1]);
 	/* until the listener has attached and detached */
-	if (read(go, &c, 1) != 1)
+	if (read(go[0], &c, 1) != 1)
 		_exit(1);
 	TIMED(ST_SID, setsid());
 	TIMED(ST_COMM, prctl(PR_SET_NAME, COV_COMM, 0, 0, 0));
@@ -402,8 +513,23 @@ static void script_child(int go)
 	_exit(0);
 }
 
+/* Yama's ptrace_scope 3 lets no process attach, root's neither */
+static bool ptrace_forbidden(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	int scope = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &scope) != 1)
+		scope = 0;
+	fclose(f);
+	return scope == 3;
+}
+
 static void run_script(void)
 {
+	pid_t parent = getpid();
 	int go[2], i, pid;
 
 	script = shared(sizeof(*script));
@@ -413,14 +539,17 @@ static void run_script(void)
 	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (!pid)
-		script_child(go[0]);
+		script_child(parent, go);
 	script->child = pid;
 	for (i = 0; i < NR_STEPS; i++)	/* spawn() sets its own */
 		script->st[i].pid = pid;
-	TIMED(ST_ATTACH, ptrace(PTRACE_ATTACH, pid, NULL, NULL));
-	if (!script->st[ST_ATTACH].err)
-		waitpid(pid, NULL, 0);
-	TIMED(ST_DETACH, ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	no_ptrace = ptrace_forbidden();
+	if (!no_ptrace) {
+		TIMED(ST_ATTACH, ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+		if (!script->st[ST_ATTACH].err)
+			waitpid(pid, NULL, 0);
+		TIMED(ST_DETACH, ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	}
 	if (write(go[1], "g", 1) != 1)
 		ksft_exit_fail_msg("pipe write: %s\n", strerror(errno));
 	waitpid(pid, NULL, 0);
@@ -428,7 +557,10 @@ static void run_script(void)
 	close(go[1]);
 }
 
-/* An exit is sent after exit_notify(): a parent that reaped the child already is not named */
+/*
+ * An exit is sent after exit_notify(): a parent that reaped the child
+ * already is not named
+ */
 static bool fields_ok(const struct ec_event *e, const void *arg)
 {
 	__u32 id = e->what == PROC_EVENT_UID ? TEST_UID : TEST_GID;
@@ -454,18 +586,23 @@ static bool fields_ok(const struct ec_event *e, const void *arg)
 }
 
 static const char * const match_why[] = {
-	[EC_MATCH_NONE] = "no event", [EC_MATCH_MANY] = "more than one event",
-	[EC_MATCH_EARLY] = "stamp before the window", [EC_MATCH_LATE] = "stamp after the window",
+	[EC_MATCH_NONE] = "no event",
+	[EC_MATCH_MANY] = "more than one event",
+	[EC_MATCH_EARLY] = "stamp before the window",
+	[EC_MATCH_LATE] = "stamp after the window",
 	[EC_MATCH_FIELDS] = "wrong fields",
 };
 
-/* An exit is sent after the parent could reap: its window ends when it is read */
+/*
+ * An exit is sent after the parent could reap: its window ends when it is
+ * read
+ */
 static const struct ec_event *expect(const struct kind *k, ec_pred *fields)
 {
 	const struct step *st = &script->st[k->step];
 	struct ec_match m = {
-		.what = k->what, .pid = st->pid, .select = k->select, .fields = fields,
-		.arg = k->arg, .before = st->before,
+		.what = k->what, .pid = st->pid, .select = k->select,
+		.fields = fields, .arg = k->arg, .before = st->before,
 		.after = k->what == PROC_EVENT_EXIT ? EC_UNTIL_READ : st->after,
 	};
 	const struct ec_event *e;
@@ -478,12 +615,16 @@ static const struct ec_event *expect(const struct kind *k, ec_pred *fields)
 	ret = ec_match_one(rec.ev, rec.n, &m, &e);
 	if (ret == EC_MATCH_OK)
 		return e;
-	ksft_print_msg("%s: %s for pid %d, window [%llu, %llu]\n", k->name, match_why[ret],
-		       m.pid, m.before, e && m.after == EC_UNTIL_READ ? e->rx : m.after);
-	if (e)
-		ksft_print_msg("%s: stamp %llu tgid %d parent %d/%d id %u/%u exit %u/%u comm %s\n",
-			       k->name, e->ts, e->tgid, e->ppid, e->ptgid, e->id_r, e->id_e,
-			       e->exit_code, e->exit_signal, e->comm);
+	ksft_print_msg("%s: %s for pid %d, window [%llu, %llu]\n",
+		       k->name, match_why[ret], m.pid, m.before,
+		       e && m.after == EC_UNTIL_READ ? e->rx : m.after);
+	if (!e)
+		return NULL;
+	ksft_print_msg("%s: stamp %llu tgid %d parent %d/%d id %u/%u\n",
+		       k->name, e->ts, e->tgid, e->ppid, e->ptgid, e->id_r,
+		       e->id_e);
+	ksft_print_msg("%s: exit %u/%u comm %s\n", k->name, e->exit_code,
+		       e->exit_signal, e->comm);
 	return NULL;
 }
 
@@ -491,17 +632,21 @@ static const struct ec_event *expect(const struct kind *k, ec_pred *fields)
 static void test_delta(const struct kind *k, int ms)
 {
 	const struct step *st = &script->st[k->step];
-	const struct ec_event *a = expect(&k[0], NULL), *b = expect(&k[1], NULL);
+	const struct ec_event *a = expect(&k[0], NULL);
+	const struct ec_event *b = expect(&k[1], NULL);
 	/* between the middles of the two windows */
-	unsigned long long ud = (st[1].before + st[1].after - st[0].before - st[0].after) / 2;
+	unsigned long long ud = (st[1].before + st[1].after -
+				 st[0].before - st[0].after) / 2;
 	int ret = EC_DELTA_SHORT;
+	const char *why;
 
 	if (a && b) {
 		ret = ec_check_delta(a->ts, b->ts, ms * NSEC_PER_MSEC, ud);
-		ksft_print_msg("delta_%dms: stamps %lld ns apart, userspace %llu ns%s\n",
-			       ms, (long long)(b->ts - a->ts), ud,
-			       ret == EC_DELTA_SHORT ? ": shorter than the sleep" :
-			       ret == EC_DELTA_OFF ? ": off by more than 20 ms" : "");
+		why = ret == EC_DELTA_SHORT ? ": shorter than the sleep" :
+		      ret == EC_DELTA_OFF ? ": off by more than 20 ms" : "";
+		ksft_print_msg("delta_%dms: %s %lld ns apart, %s %llu ns%s\n",
+			       ms, "stamps", (long long)(b->ts - a->ts),
+			       "userspace", ud, why);
 	}
 	ksft_test_result(ret == EC_DELTA_OK, "delta_%dms\n", ms);
 }
@@ -516,9 +661,10 @@ static int on_cpu(int cpu)
 }
 
 /*
- * Order within a process across cpus: a burst of events on cpu 1 ending with mark a, then mark
- * b from cpu 0. Stamps ordered per cpu rather than globally, on a clock that stands still
- * between ticks, put b below a. The listener itself is the process; one cpu: no probes.
+ * Order within a process across cpus: a burst of events on cpu 1 ending
+ * with mark a, then mark b from cpu 0. Stamps ordered per cpu rather than
+ * globally, on a clock that stands still between ticks, put b below a. The
+ * listener itself is the process; one cpu: no probes.
  */
 static int run_probes(void)
 {
@@ -550,12 +696,16 @@ static int probes_out_of_order(int probes)
 
 	for (i = 0; i < probes; i++) {
 		for (k = 0; k < 2; k++) {
-			struct ec_match m = { .what = PROC_EVENT_COMM, .pid = getpid(),
-					      .select = is_comm, .arg = name[k],
-					      .after = EC_UNTIL_READ };
+			struct ec_match m = {
+				.what = PROC_EVENT_COMM, .pid = getpid(),
+				.select = is_comm, .arg = name[k],
+				.after = EC_UNTIL_READ,
+			};
 
-			snprintf(name[k], sizeof(name[k]), "cn-%c%d", 'a' + k, i);
-			if (ec_match_one(rec.ev, rec.n, &m, &e[k]) != EC_MATCH_OK)
+			snprintf(name[k], sizeof(name[k]), "cn-%c%d",
+				 'a' + k, i);
+			if (ec_match_one(rec.ev, rec.n, &m, &e[k]) !=
+			    EC_MATCH_OK)
 				return -1;
 		}
 		bad += e[1]->ts < e[0]->ts;
@@ -569,10 +719,12 @@ static struct {
 	unsigned long long rate;	/* events per second */
 } load = { DEF_WORKERS, DEF_EVENTS, DEF_SECONDS };
 
-static void worker(int *stop)
+/* Forks and execs until told to stop, or until the test dies */
+static void worker(pid_t parent, int *stop)
 {
 	int pid;
 
+	die_with(parent);
 	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
 		pid = fork();
 		if (!pid) {
@@ -591,7 +743,9 @@ static void run_load(void)
 {
 	int *stop = shared(sizeof(*stop));
 	unsigned long long start = now_ns();
+	unsigned long long limit = load.seconds * NSEC_PER_SEC;
 	size_t i, first = rec.n;
+	pid_t parent = getpid();
 
 	load.pids = calloc(load.workers, sizeof(*load.pids));
 	if (!load.pids)
@@ -599,9 +753,9 @@ static void run_load(void)
 	for (i = 0; i < load.workers; i++) {
 		load.pids[i] = fork();
 		if (!load.pids[i])
-			worker(stop);
+			worker(parent, stop);
 	}
-	while (rec.n - first < load.target && now_ns() - start < load.seconds * NSEC_PER_SEC)
+	while (rec.n - first < load.target && now_ns() - start < limit)
 		rec_poll(POLL_MS);
 	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
 	load.rate = (rec.n - first) * NSEC_PER_SEC / (now_ns() - start);
@@ -612,9 +766,10 @@ static void run_load(void)
 }
 
 /*
- * Before the load, the messages the checks up to it read: the exit of each scripted process
- * (sent after its parent may have reaped it) and a message of the ack's cpu after the ack,
- * which the listener causes there itself. Up to ACK_WAIT_MS; what is missing then fails.
+ * Before the load, the messages the checks up to it read: the exit of each
+ * scripted process (sent after its parent may have reaped it) and a message
+ * of the ack's cpu after the ack, which the listener causes there itself.
+ * Up to ACK_WAIT_MS; what is missing then fails.
  */
 static bool exited(int pid)
 {
@@ -637,18 +792,26 @@ static void follow_ack(void)
 	sched_setaffinity(0, sizeof(all), &all);
 }
 
+static bool script_read(void)
+{
+	return exited(script->child) && exited(script->st[ST_CORE].pid) &&
+	       exited(script->st[ST_EXEC].pid) &&
+	       ack_followed(&rec.ev[find_ack()]);
+}
+
 static void wait_script(void)
 {
 	unsigned long long end = now_ns() + ACK_WAIT_MS * NSEC_PER_MSEC;
 
 	rec_poll(0);
-	while (!(exited(script->child) && exited(script->st[ST_CORE].pid) &&
-		 exited(script->st[ST_EXEC].pid) && ack_followed(&rec.ev[find_ack()])) &&
-	       now_ns() < end)
+	while (!script_read() && now_ns() < end)
 		rec_poll(POLL_MS);
 }
 
-/* A check of the order the stamps keep with the series: skipped on a kernel without it */
+/*
+ * A check of the order the stamps keep with the series: skipped on a
+ * kernel without it
+ */
 static void test_order(bool pass, const char *name)
 {
 	if (in_order > 0)
@@ -658,59 +821,70 @@ static void test_order(bool pass, const char *name)
 }
 
 /*
- * The order checks are decided where the kernel stamps in seq order: its helper is listed in
- * /proc/kallsyms (the names are listed whatever kptr_restrict says).
+ * The order checks are decided where the kernel stamps in seq order: the
+ * stamps' domain is listed in /proc/kallsyms (the names are listed
+ * whatever kptr_restrict says).
  */
 static void probe_order(bool any_kernel)
 {
+	static char why[128];
 	FILE *f = fopen("/proc/kallsyms", "r");
 
 	in_order = ec_stamps_in_order(f);
 	if (f)
 		fclose(f);
 	if (in_order < 0)
-		order_why = "/proc/kallsyms unreadable: whether stamps keep seq order is unknown";
+		snprintf(why, sizeof(why), "/proc/kallsyms unreadable: %s",
+			 "whether stamps keep seq order is unknown");
 	else if (!in_order)
-		order_why = "no " EC_STAMP_HELPER " in /proc/kallsyms: seq order not promised";
+		snprintf(why, sizeof(why), "no %s in /proc/kallsyms: %s",
+			 EC_STAMP_SYMBOL, "seq order not promised");
+	order_why = why;
 	if (in_order > 0)
-		ksft_print_msg("order checks: decided, %s listed\n", EC_STAMP_HELPER);
+		ksft_print_msg("order checks: decided, %s listed\n",
+			       EC_STAMP_SYMBOL);
 	else
 		ksft_print_msg("order checks: %s, %s\n",
-			       any_kernel ? "decided (-a)" : "skipped", order_why);
+			       any_kernel ? "decided (-a)" : "skipped",
+			       order_why);
 	if (any_kernel)
 		in_order = 1;
 }
 
 /*
- * The ack as clients have seen it since seq and cpu moved into send_msg() (its CPU's sequence and
- * that CPU: keepalived relies on both), and, apart, its stamp below that of the next message of
- * its CPU, which the stamp's order promises and a base kernel need not keep.
+ * The ack as clients have seen it since seq and cpu moved into send_msg()
+ * (its CPU's sequence and that CPU: keepalived relies on both), and, apart,
+ * its stamp below that of the next message of its CPU, which the stamp's
+ * order promises and a base kernel need not keep.
  */
 static struct ec_event test_ack(void)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	const struct ec_event *ack;
-	unsigned int faults = ec_check_ack(rec.ev, rec.n, REQ_ACK, ncpus, &ack);
+	unsigned int faults = ec_check_ack(rec.ev, rec.n, REQ_ACK, ncpus,
+					   &ack);
 
 	if (ack)
 		ksft_print_msg("ack: seq=%u ack=%u cpu=%u err=%u, %ld cpus\n",
 			       ack->seq, ack->ack, ack->cpu, ack->err, ncpus);
 	if (faults)
-		ksft_print_msg("ack: faults %#x (%s)\n", faults,
-			       "1: not one, 2: err, 4: cpu, 8: next seq, 0x10: order");
+		ksft_print_msg("ack: faults %#x (%s%s)\n", faults,
+			       "1: not one, 2: err, 4: cpu, 8: next seq, ",
+			       "0x10: order");
 	ksft_test_result(!(faults & ~EC_ACK_ORDER), "ack\n");
 	test_order(!(faults & (EC_ACK_COUNT | EC_ACK_ORDER)), "ack_order");
 	return ack ? *ack : (struct ec_event){ 0 };
 }
 
 /*
- * No event of the scripted processes, the workers or the workers' children before its fork
- * or after its exit, and the probes' marks in order.
+ * No event of the scripted processes, the workers or the workers' children
+ * before its fork or after its exit, and the probes' marks in order.
  */
 static void test_causal(int probes)
 {
 	int *pids = malloc((rec.n + load.workers + 3) * sizeof(*pids));
 	size_t i, j, n = 0, checked;
+	const struct ec_event *e;
 	long long bad;
 	int late;
 
@@ -721,25 +895,48 @@ static void test_causal(int probes)
 	pids[n++] = script->st[ST_EXEC].pid;
 	for (i = 0; i < load.workers; i++)
 		pids[n++] = load.pids[i];
-	for (i = 0; i < rec.n; i++)
+	for (e = rec.ev; e < rec.ev + rec.n; e++)
 		for (j = 0; j < load.workers; j++)
-			if (rec.ev[i].what == PROC_EVENT_FORK && rec.ev[i].ppid == load.pids[j])
-				pids[n++] = rec.ev[i].pid;
+			if (e->what == PROC_EVENT_FORK &&
+			    e->ppid == load.pids[j])
+				pids[n++] = e->pid;
 	bad = ec_check_causal(rec.ev, rec.n, pids, n, &checked);
 	if (bad < 0)
 		ksft_exit_fail_msg("out of memory\n");
 	late = probes_out_of_order(probes);
-	ksft_print_msg("causal_order: %zu processes, %lld violations; %d probes, %d %s\n",
-		       checked, bad, probes, late,
-		       late < 0 ? "out of order (marks missing)" : "out of order");
+	ksft_print_msg("%s: %zu processes, %lld violations; %d probes, %d %s\n",
+		       "causal_order", checked, bad, probes, late,
+		       late < 0 ? "out of order (marks missing)" :
+		       "out of order");
 	ksft_test_result(!bad && !late, "causal_order\n");
 	free(pids);
+}
+
+/* One event of each kind; under Yama's ptrace_scope 3, no ptrace ones */
+static void test_kinds(void)
+{
+	const struct kind *k;
+
+	for (k = kinds; k < kinds + ARRAY_SIZE(kinds); k++)
+		if (no_ptrace && k->what == PROC_EVENT_PTRACE)
+			ksft_test_result_code(KSFT_SKIP, k->name, "%s",
+					      "Yama ptrace_scope 3: no attach");
+		else
+			ksft_test_result(expect(k, fields_ok), "%s\n",
+					 k->name);
+}
+
+static void print_help(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-a] [-w workers (%d)] [-n events (%d)]",
+		prog, DEF_WORKERS, DEF_EVENTS);
+	fprintf(stderr, " [-t seconds (%d)]\n", DEF_SECONDS);
+	fprintf(stderr, "  -a: decide the order checks on any kernel\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct ec_event ack;
-	const struct kind *k;
 	struct ec_stats st;
 	unsigned long *v;
 	bool any_kernel = false;
@@ -759,10 +956,7 @@ int main(int argc, char **argv)
 		if (v)
 			*v = strtoul(optarg, &end, 0);
 		if (!v || !*v || *end) {
-			fprintf(stderr,
-				"usage: %s [-a] [-w workers (%d)] [-n events (%d)] [-t seconds (%d)]\n",
-				argv[0], DEF_WORKERS, DEF_EVENTS, DEF_SECONDS);
-			fprintf(stderr, "  -a: decide the order checks on any kernel\n");
+			print_help(argv[0]);
 			return KSFT_FAIL;
 		}
 	}
@@ -779,8 +973,7 @@ int main(int argc, char **argv)
 	wait_script();
 
 	ack = test_ack();
-	for (k = kinds; k < kinds + ARRAY_SIZE(kinds); k++)
-		ksft_test_result(expect(k, fields_ok), "%s\n", k->name);
+	test_kinds();
 	test_delta(&marks[0], 100);
 	test_delta(&marks[1], 250);
 
@@ -789,15 +982,19 @@ int main(int argc, char **argv)
 	if (ec_check_order(rec.ev, rec.n, &st))
 		ksft_exit_fail_msg("out of memory\n");
 	test_causal(probes);
-	ksft_print_msg("load_order: %llu inversions (largest %llu ns), %llu ties\n",
-		       st.inversions, st.max_inversion_ns, st.ties);
+	ksft_print_msg("load_order: %llu %s (largest %llu ns), %llu ties\n",
+		       st.inversions, "inversions", st.max_inversion_ns,
+		       st.ties);
 	test_order(!st.inversions && !st.ties, "load_order");
 	ksft_print_msg("load_unique: %llu duplicate stamps\n", st.duplicates);
 	test_order(!st.duplicates, "load_unique");
-	ksft_print_msg("cn_proc: events=%zu cpus=%llu inversions=%llu max_inversion_ns=%llu",
-		       rec.n, st.cpus, st.inversions, st.max_inversion_ns);
-	printf(" ties=%llu duplicates=%llu gaps=%llu losses=%llu enobufs=%llu rate=%llu",
-	       st.ties, st.duplicates, st.gaps, st.losses, rec.enobufs, load.rate);
-	printf(" ack_seq=%u ack_cpu=%u lead_ns=%llu\n", ack.seq, ack.cpu, st.lead_ns);
+	ksft_print_msg("cn_proc: events=%zu cpus=%llu inversions=%llu",
+		       rec.n, st.cpus, st.inversions);
+	printf(" max_inversion_ns=%llu ties=%llu duplicates=%llu gaps=%llu",
+	       st.max_inversion_ns, st.ties, st.duplicates, st.gaps);
+	printf(" losses=%llu enobufs=%llu rate=%llu", st.losses, rec.enobufs,
+	       load.rate);
+	printf(" ack_seq=%u ack_cpu=%u lead_ns=%llu\n", ack.seq, ack.cpu,
+	       st.lead_ns);
 	ksft_finished();
 }

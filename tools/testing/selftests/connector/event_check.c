@@ -29,12 +29,16 @@ static int cmp_item(const void *a, const void *b)
 
 	if (x->cpu != y->cpu)
 		return cmp_u64(x->cpu, y->cpu);
-	return x->rel != y->rel ? cmp_s64(x->rel, y->rel) : cmp_u64(x->idx, y->idx);
+	if (x->rel != y->rel)
+		return cmp_s64(x->rel, y->rel);
+	return cmp_u64(x->idx, y->idx);
 }
 
 static int cmp_ts(const void *a, const void *b)
 {
-	return cmp_u64(((const struct item *)a)->ts, ((const struct item *)b)->ts);
+	const struct item *x = a, *y = b;
+
+	return cmp_u64(x->ts, y->ts);
 }
 
 static void scan_cpus(const struct item *it, size_t n, struct ec_stats *st)
@@ -73,7 +77,10 @@ int ec_check_order(const struct ec_event *ev, size_t n, struct ec_stats *st)
 		if (ev[i].ts > ev[i].rx && ev[i].ts - ev[i].rx > st->lead_ns)
 			st->lead_ns = ev[i].ts - ev[i].rx;
 	}
-	/* Seqs wrap at 2^32: sort by distance to the cpu's first seq received (rel is 0 here) */
+	/*
+	 * Seqs wrap at 2^32: sort by distance to the cpu's first seq received
+	 * (rel is 0 here)
+	 */
 	qsort(it, n, sizeof(*it), cmp_item);
 	for (i = 0; i < n; i++) {
 		if (!i || it[i].cpu != it[i - 1].cpu)
@@ -96,7 +103,8 @@ unsigned int ec_check_ack(const struct ec_event *ev, size_t n, __u32 req_ack,
 	size_t i, at = 0, count = 0;
 
 	for (i = 0; i < n; i++)
-		if (ev[i].what == PROC_EVENT_NONE && ev[i].ack == req_ack + 1 && !count++)
+		if (ev[i].what == PROC_EVENT_NONE &&
+		    ev[i].ack == req_ack + 1 && !count++)
 			at = i;
 	*ack = count ? &ev[at] : NULL;
 	if (count != 1)
@@ -119,6 +127,7 @@ int ec_match_one(const struct ec_event *ev, size_t n, const struct ec_match *m,
 		 const struct ec_event **found)
 {
 	const struct ec_event *e = NULL;
+	unsigned long long after;
 	size_t i, count = 0;
 
 	for (i = 0; i < n; i++)
@@ -130,7 +139,8 @@ int ec_match_one(const struct ec_event *ev, size_t n, const struct ec_match *m,
 		return count ? EC_MATCH_MANY : EC_MATCH_NONE;
 	if (e->ts < m->before)
 		return EC_MATCH_EARLY;
-	if (e->ts > (m->after == EC_UNTIL_READ ? e->rx : m->after) + EC_SLACK_NS)
+	after = m->after == EC_UNTIL_READ ? e->rx : m->after;
+	if (e->ts > after + EC_SLACK_NS)
 		return EC_MATCH_LATE;
 	if (m->fields && !m->fields(e, m->arg))
 		return EC_MATCH_FIELDS;
@@ -146,7 +156,9 @@ struct life {
 
 static int cmp_life(const void *a, const void *b)
 {
-	return cmp_s64(((const struct life *)a)->pid, ((const struct life *)b)->pid);
+	const struct life *x = a, *y = b;
+
+	return cmp_s64(x->pid, y->pid);
 }
 
 static struct life *life_of(struct life *l, size_t n, int pid)
@@ -162,8 +174,8 @@ static struct life *life_of(struct life *l, size_t n, int pid)
  * event received before the fork is of an earlier process of that pid
  * (pids wrap): a process's events are sent, so received, after its fork.
  */
-long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, size_t npids,
-			  size_t *checked)
+long long ec_check_causal(const struct ec_event *ev, size_t n,
+			  const int *pids, size_t npids, size_t *checked)
 {
 	struct life *l = calloc(npids + 1, sizeof(*l)), *p;
 	long long bad = 0;
@@ -189,8 +201,9 @@ long long ec_check_causal(const struct ec_event *ev, size_t n, const int *pids, 
 	}
 	for (i = 0; i < n; i++) {
 		const struct ec_event *e = &ev[i];
+		int pid = e->what == PROC_EVENT_FORK ? e->ppid : e->pid;
 
-		p = life_of(l, m, e->what == PROC_EVENT_FORK ? e->ppid : e->pid);
+		p = life_of(l, m, pid);
 		if (p && p->forks == 1 && i >= p->fork_at)
 			bad += e->ts < p->born || e->ts > p->died;
 	}
@@ -216,6 +229,7 @@ int ec_check_delta(unsigned long long ts_a, unsigned long long ts_b,
 /* "ADDRESS TYPE NAME [MODULE]" a line: the name must match whole */
 int ec_stamps_in_order(FILE *kallsyms)
 {
+	const size_t len = strlen(EC_STAMP_SYMBOL);
 	char *line = NULL, *name;
 	size_t size = 0;
 	int found = 0;
@@ -227,8 +241,8 @@ int ec_stamps_in_order(FILE *kallsyms)
 		name = name ? strchr(name + 1, ' ') : NULL;
 		/* the name ends the line, or a tab precedes the module */
 		if (name)
-			found = !strncmp(name + 1, EC_STAMP_HELPER, strlen(EC_STAMP_HELPER)) &&
-				strchr(" \t\n", name[1 + strlen(EC_STAMP_HELPER)]);
+			found = !strncmp(name + 1, EC_STAMP_SYMBOL, len) &&
+				strchr(" \t\n", name[1 + len]);
 	}
 	free(line);
 	return ferror(kallsyms) ? -1 : found;

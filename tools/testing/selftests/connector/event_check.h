@@ -15,7 +15,8 @@
 
 struct ec_event {
 	__u32 seq, ack, cpu, what;	/* seq, ack: of the cn_msg */
-	unsigned long long ts, rx;	/* timestamp_ns, CLOCK_MONOTONIC after recv() */
+	unsigned long long ts;		/* timestamp_ns */
+	unsigned long long rx;		/* CLOCK_MONOTONIC after recv() */
 	int pid, tgid;			/* child of a fork, tracee */
 	int ppid, ptgid;		/* parent, tracer */
 	__u32 id_r, id_e;		/* uid or gid, real and effective */
@@ -51,7 +52,11 @@ struct ec_match {
 	unsigned long long before, after;
 };
 
-enum { EC_MATCH_OK, EC_MATCH_NONE, EC_MATCH_MANY, EC_MATCH_EARLY, EC_MATCH_LATE, EC_MATCH_FIELDS };
+enum {
+	EC_MATCH_OK, EC_MATCH_NONE, EC_MATCH_MANY, EC_MATCH_EARLY,
+	EC_MATCH_LATE, EC_MATCH_FIELDS,
+};
+
 int ec_match_one(const struct ec_event *ev, size_t n, const struct ec_match *m,
 		 const struct ec_event **found);
 
@@ -65,11 +70,13 @@ int ec_check_delta(unsigned long long ts_a, unsigned long long ts_b,
 
 /*
  * Whether the kernel stamps each message where send_msg() assigns its seq,
- * which the order checks need: its helper ktime_stamp_ns() is in the
- * kallsyms listing (names are listed whatever kptr_restrict says).
+ * which the order checks need: the stamps' domain, a static object of
+ * cn_proc.c that change adds, is in the kallsyms listing (with
+ * CONFIG_KALLSYMS_ALL; names are listed whatever kptr_restrict says). Not
+ * its helper ktime_stamp_ns(): a kernel can have the helper alone.
  * 1: listed, 0: not listed, -1: no listing (kallsyms NULL or unreadable).
  */
-#define EC_STAMP_HELPER	"ktime_stamp_ns"
+#define EC_STAMP_SYMBOL	"proc_event_stamps"
 int ec_stamps_in_order(FILE *kallsyms);
 
 #endif
