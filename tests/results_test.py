@@ -262,7 +262,7 @@ class Logs(unittest.TestCase):
 		"""A guest whose run.sh planned and ran fewer clients: the boot
 		fails, naming the client."""
 		lines = edited('x86_64-smp2-patched.log', 'ok 5 cgrulesengd_sid\n', '')
-		lines = edited_lines(lines, 'TAP version 13\n1..5\n', 'TAP version 13\n1..4\n')
+		lines = edited_lines(lines, 'TAP version 13\n1..6\n', 'TAP version 13\n1..5\n')
 		reported, why = judge_lines(lines, boot('smp2'))
 		self.assertEqual(kinds(why), [('client_missing', 'client:cgrulesengd_sid')])
 
