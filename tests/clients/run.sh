@@ -485,7 +485,7 @@ kprobe() {
 	log_has "$k/out" '^ *[0-9]+\+ /bin/busybox usleep 100000$'
 }
 
-mountpoint -q "$TRACING" || mount -t tracefs tracefs "$TRACING" 2>"$k/err"
+grep -q " $TRACING tracefs " /proc/mounts || mount -t tracefs tracefs "$TRACING" 2>"$k/err"
 if ! [ -x /usr/bin/extrace ]; then
 	fail "/usr/bin/extrace is not staged"
 elif ! echo 'p:cn_proc_stamp ktime_stamp_ns' >>"$TRACING/kprobe_events" ||
@@ -493,7 +493,7 @@ elif ! echo 'p:cn_proc_stamp ktime_stamp_ns' >>"$TRACING/kprobe_events" ||
 	fail "no kprobe event on ktime_stamp_ns() ($(cat "$k/err" 2>/dev/null))"
 else
 	: >"$k/out"
-	/usr/bin/extrace -o "$k/out" 2>"$k/err" &
+	/usr/bin/extrace -t -o "$k/out" 2>"$k/err" &
 	kpid=$!
 	if wait_for "extrace to report an exec" kprobe && alive "$kpid"; then
 		s0=$(stamps)
