@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of make mails (scripts/harness_mails.py): it refuses, before
 anything is fetched, without a git identity and with the placeholder's;
-the mails carry the poster's identity in From: and the last
-Signed-off-by:, nowhere the placeholder's; the cover letter's diffstat is
-git's; and, on the newest line's pristine tree (the one whose
-tools/testing/kunit KUNIT_TOOL names, as the other tests take it),
-checkpatch --strict passes on the mails and git am applies them."""
+on a fake git tree (stubs of get_maintainer.pl and checkpatch.pl, no
+kernel tree needed) with a later commit, the mails carry the poster's
+identity in From: and the last Signed-off-by:, nowhere the
+placeholder's, the version in every subject, every address the stub
+names once in its header as getaddresses() and git send-email
+--dry-run read them, base-commit: the tree's HEAD, and the tree is left
+as it was; the trees it refuses, and what it says of them; and each
+check of the mails failing on crafted mails and tool output. make
+check's "mails" step runs it on a real tree."""
 import contextlib
 import email.utils
 import io
@@ -28,11 +32,8 @@ import harness_config  # noqa: E402
 import harness_mails  # noqa: E402
 import harness_plan  # noqa: E402
 from harness_config import series_patches  # noqa: E402
-from harness_kernel import patch_files  # noqa: E402
 from harness_util import HarnessError  # noqa: E402
 
-KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
-SRC = KUNIT_TOOL[:-len('/tools/testing/kunit')] if KUNIT_TOOL.endswith('/tools/testing/kunit') else ''
 LINE = types.SimpleNamespace(name='7.3', series_dir=os.path.join(TOP, 'patches'))
 TESTER = ('Ada Tester', 'ada.tester@example.org')
 PLACEHOLDER = harness_mails.placeholder()
@@ -397,6 +398,13 @@ class Trees(unittest.TestCase):
 		with self.assertRaises(HarnessError) as cm:
 			harness_mails.poster_tree(tree, line)
 		self.assertIn('not the top of a git tree', str(cm.exception))
+
+	def test_the_series_cover_letter_is_of_the_version(self):
+		"""patches/0000-cover-letter.patch's newest changelog is since
+		v(VERSION-1): make mails would write the series' mails."""
+		harness_mails.check_version()
+		with self.assertRaises(HarnessError):
+			harness_mails.check_version(version=harness_mails.VERSION + 1)
 
 	def test_a_cover_letter_of_another_version_is_refused(self):
 		tree, line = fake_tree(self.tmp, changes_since=harness_mails.VERSION - 2)
