@@ -28,7 +28,9 @@
 #   make results        RESULTS, from the last run's tables
 #   make mails          the series as mails for git send-email in $(OUT)/mails,
 #                       From: and Signed-off-by: your git identity (refused
-#                       without one): the DCO is yours to give
+#                       without one): the DCO is yours to give; KSRC=your
+#                       git tree of 7.3 or newer (never modified), its HEAD
+#                       the base-commit:
 #   NO_CACHE=1 with any: use nothing of the cache, make it all again
 #   make setup          install the Debian packages the harness needs
 #   make clean          remove $(OUT)

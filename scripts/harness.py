@@ -190,7 +190,19 @@ def mails_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	fetched."""
 	import harness_mails
 	poster = harness_mails.the_poster()
-	return harness_mails.mails(lines.newest, newest_source(opts, lines, ex), opts.out, poster)
+	if opts.ksrc:
+		base = harness_mails.poster_tree(opts.ksrc, lines.newest)
+	else:
+		base = harness_mails.debian_repo(newest_source(opts, lines, ex))
+	return harness_mails.mails(lines.newest, base, opts.out, poster)
+
+
+def mails_check_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+	"""make mails with a test identity on a git tree made of the newest
+	line's Debian source and one later commit (harness_mails.py)."""
+	import harness_mails
+	src = harness_boot.newest_source(Options(out=opts.out), lines.every, lines.newest, ex)
+	return harness_mails.check_on_git_tree(lines.newest, src, opts.out)
 
 
 def kunit_handler(opts: Options, lines: Lines, ex: Executor) -> int:
@@ -244,6 +256,7 @@ def check_steps() -> List[Tuple[str, Handler]]:
 	"""make check's steps, in order: (name, the step)."""
 	return [('per-file diffs', lambda opts, lines, ex: file_diffs(opts, lines, check=True)),
 		('unit tests', lambda opts, lines, ex: unit_tests(opts, lines, ex, required=True)),
+		('mails', mails_check_handler),
 		('static checks', static_checks_handler),
 		('litmus tests', litmus_handler),
 		('kunit.py', kunit_handler),
@@ -319,7 +332,7 @@ def shell_scripts() -> List[str]:
 
 
 # make check's steps that build or boot, which --dry-run shows; the
-# others (per-file diffs, unit tests) build and boot nothing.
+# others (per-file diffs, unit tests, mails) build and boot nothing.
 DRY_RUN_STEPS = ('static checks', 'litmus tests', 'kunit.py', 'boot test')
 # Each command: what runs it, what it does. The options each takes are
 # harness_config.OPTIONS'.
@@ -328,7 +341,7 @@ COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
 	'boot': (boot_handler, 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
 	'parse': (parse_handler, "judge a saved serial log (LOG LINE RUN VARIANT) as boot's test of that kernel does, "
 		  'booting nothing'),
-	'check': (check_handler, 'everything: per-file diffs, unit tests, static checks, litmus, kunit.py, boot-test'),
+	'check': (check_handler, 'everything: per-file diffs, unit tests, mails, static checks, litmus, kunit.py, boot-test'),
 	'check-options': (check_options_handler, 'check the options and configs/, do nothing else'),
 	'static-checks': (static_checks_handler, "the static checks of each line's series"),
 	'litmus': (litmus_handler, 'the litmus tests of tests/litmus/ with herd7'),
@@ -340,7 +353,8 @@ COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
 	'file-diffs': (file_diffs_handler, 'write the per-file diffs of the series'),
 	'check-file-diffs': (check_file_diffs_handler, 'compare the per-file diffs with the series'),
 	'results': (results_handler, "RESULTS, from the last run's tables"),
-	'mails': (mails_handler, 'the series as mails for git send-email, From: and Signed-off-by: your git identity'),
+	'mails': (mails_handler, 'the series as mails for git send-email, From: and Signed-off-by: your git identity, '
+		  'on KSRC, your git tree of the newest line or newer (never modified)'),
 }
 # Prints what the Makefile needs of OPTIONS (make_flags()); it reads no
 # option and no file of configs/.
@@ -413,7 +427,9 @@ def main(argv: List[str]) -> int:
 			given['kernel'] = 'all'
 		opts = Options(**given)
 		harness_util.bypass_cache(opts.no_cache)
-		lines = Lines.load(opts)
+		# make mails' KSRC is the poster's git tree, of the newest line's
+		# version or newer (harness_mails.poster_tree()), not a line's.
+		lines = Lines.load(dataclasses.replace(opts, ksrc='') if args.command == 'mails' else opts)
 		# What runs the commands: the real run's or the dry run's executor.
 		ex = Dry() if opts.dry_run else Real()
 		os.makedirs(os.path.join(opts.out, 'logs'), exist_ok=True)

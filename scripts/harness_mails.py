@@ -1,50 +1,81 @@
 # SPDX-License-Identifier: GPL-2.0
 """make mails: the series of the newest line written as mails that
-git send-email takes, in the poster's name.
+git send-email takes, in the poster's name, on the poster's own tree.
 
 The patches in patches/ carry a placeholder identity, which nobody can
 post: a Signed-off-by is the Developer's Certificate of Origin, and only
 the person who posts can give it. So the mails take From: and
 Signed-off-by: from the git identity (user.name, user.email) of the
 repository where make mails runs, and nothing is written without one, or
-with the placeholder's. The patches are applied with git am to the
-files they touch, taken from the line's pristine tree, and written again
-by git format-patch with a cover letter: its subject and text from
-patches/0000-cover-letter.patch, its shortlog and diffstat git's. To: is
-what the tree's scripts/get_maintainer.pl gives for the patches
-(maintainers and reviewers), Cc: its lists, the addresses of the cover
-letter's own To: and Cc: and linux-api (patch 2 changes what a uapi
-field means). Before the directory is named, checkpatch --strict must
-pass on every patch mail and git am must apply them to the pristine
-files.
+with the placeholder's.
 
-Why git format-patch and not b4 (bookworm's 0.12): b4 prep keeps the
-cover letter in an empty commit edited through $EDITOR, --auto-to-cc
-runs get_maintainer.pl in the git repository of the whole tree (the
-Debian source has none: it would be a 1.5 GB commit made for the
-purpose), and b4 send -o writes a base-commit: and change-id: for that
-local commit, which no maintainer has. The mails here are what b4 send
-and git send-email send.
+The tree: KSRC, a git tree of the line's version or newer (the poster's
+checkout of tip, net-next or mainline), never modified: it is cloned
+(git clone --shared, its objects borrowed) into OUT/mails-work, the
+series applied there with git am -3 at its HEAD, whose commit the mails
+name in base-commit:. What conflicts is said, and a tree that already
+carries the series is refused as such. Without KSRC, a git repository of
+the line's Debian source (made once, kept in the cache) stands in, and
+the mails have no base-commit: (no maintainer has that commit).
+
+git format-patch writes them with a cover letter (its subject and text
+from patches/0000-cover-letter.patch, its shortlog and diffstat git's),
+every subject "[PATCH vN n/M]", N being VERSION. To: and Cc: are what the
+tree's scripts/get_maintainer.pl names, asked for with --norolestats,
+one role a time as b4's auto-to-cc asks (its --roles and --rolestats
+output is not for tools: a role can hold brackets of its own): To: the
+maintainers and reviewers, Cc: the lists, the addresses of the cover
+letter's own To: and Cc: and linux-api (patch 2 changes what a uapi
+field means). Before the directory is named: every mail's To: and Cc:
+read as receivers read them (email.utils.getaddresses(), and git
+send-email --dry-run) must hold each address get_maintainer.pl names on
+its own output, once and in its header; checkpatch --strict must pass
+on every patch mail; and git am must apply the mails at the base to the
+tree the series made.
+
+b4 (bookworm's 0.12) is not used to write them: b4 prep keeps the
+cover letter in an empty commit edited through $EDITOR, and its send -o
+writes a change-id of that local commit; its --auto-to-cc runs
+get_maintainer.pl as here (README, Posting the series).
 """
 
 import dataclasses
 import email.message
 import email.parser
 import email.utils
+import hashlib
 import os
 import re
 import shutil
 import subprocess
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
-from harness_util import TOP, HarnessError, file_text, note, run
+from harness_util import TOP, HarnessError, cache_adopt, cache_new, cache_path, file_text, note, run
 
+# The series' version, the one place it is kept: every subject's
+# "[PATCH vN n/M]"; the cover letter's newest changelog must be "Changes
+# since v(N-1):".
+VERSION = 7
+# netdev's tree tag in the subject ("net-next"), were netdev to take the
+# series; tip takes it (timers/core, with netdev's ack): none.
+TREE_TAG = ''
 COVER_LETTER = os.path.join(TOP, 'patches', '0000-cover-letter.patch')
 # Lists the series is sent to whatever get_maintainer.pl says.
 EXTRA_CC = ('linux-api@vger.kernel.org',)
 SOB = re.compile(r'^Signed-off-by: (.*)$', re.M)
+# get_maintainer.pl as b4's auto-to-cc asks it: no git history, no roles.
+GET_MAINTAINER = ('--nogit', '--nogit-fallback', '--nogit-chief-penguins', '--norolestats')
+# Each role asked alone; the authors of a Fixes: commit (--fixes) with
+# the maintainers.
+ROLES = (('maintainer', ('--m', '--nor', '--nol')), ('reviewer', ('--nom', '--r', '--nol', '--nofixes')),
+	 ('list', ('--nom', '--nor', '--l', '--nofixes')))
+# An address as NIPA's cc_maintainers test finds it in a line of
+# get_maintainer.pl's output, whatever the role around it says.
+ADDRESS = re.compile(r'([^ <"(]*@[^ >")]*)')
+# Who commits the git repository made of Debian's source.
+DEBIAN_IDENT = ('cn_proc harness', 'harness@localhost')
 
 Identity = Tuple[str, str]
 
@@ -100,34 +131,77 @@ def cover_text(path: str = COVER_LETTER) -> Tuple[str, str]:
 	return subject, (body[:m.start()] if m else body).rstrip('\n') + '\n'
 
 
+def subject_prefix(version: int = VERSION) -> str:
+	"""What every subject's brackets hold before n/M."""
+	return ' '.join(filter(None, ['PATCH', TREE_TAG, f'v{version}']))
+
+
+def check_version(path: str = COVER_LETTER, version: int = VERSION) -> None:
+	"""The cover letter's newest changelog is "Changes since v(VERSION-1):",
+	and its subject names no other version."""
+	since = [int(v) for v in re.findall(r'^Changes since v(\d+):', file_text(path), re.M)]
+	if not since or max(since) != version - 1:
+		said = f'"Changes since v{max(since)}:"' if since else 'no "Changes since vN:"'
+		raise HarnessError(f'{os.path.relpath(path, TOP)} has {said}, and the series is v{version} (VERSION, '
+				   f'scripts/harness_mails.py): its changelog must say "Changes since v{version - 1}:"')
+	brackets = re.match(r'^\[([^]]*)\]', ' '.join(str(header(path)['Subject'] or '').split()))
+	v = re.search(r'\bv(\d+)\b', brackets.group(1)) if brackets else None
+	if v and int(v.group(1)) != version:
+		raise HarnessError(f'{os.path.relpath(path, TOP)}: its subject says v{v.group(1)}, the series is v{version}')
+
+
 def cover_addresses(path: str = COVER_LETTER) -> List[str]:
 	h = header(path)
 	addresses: List[str] = [str(a) for a in h.get_all('To', []) + h.get_all('Cc', [])]
 	return [fmt(a) for a in email.utils.getaddresses(addresses) if a[1]]
 
 
-def get_maintainer(src: str, patches: List[str]) -> Tuple[List[str], List[str]]:
-	"""The tree's get_maintainer.pl on the patches: its people (maintainers
-	and reviewers) and its lists, told apart by the role it gives each."""
-	argv = ['perl', 'scripts/get_maintainer.pl', '--no-git', '--no-git-fallback', *patches]
-	people: List[str] = []
-	lists: List[str] = []
-	for l in run(argv, cwd=src, capture='stdout').stdout.splitlines():
-		m = re.match(r'^(.*\S)\s+\((.*)\)$', l.strip())
-		if m:
-			(lists if 'list' in m.group(2).split(':')[0] else people).append(m.group(1))
-	return people, lists
+def addr_of(a: str) -> str:
+	return email.utils.parseaddr(a)[1].lower()
 
 
-def recipients(src: str, patches: List[str]) -> Tuple[List[str], List[str]]:
+def get_maintainer(tree: str, patches: Sequence[str], flags: Sequence[str]) -> List[str]:
+	"""What TREE's get_maintainer.pl names for PATCHES with FLAGS (and
+	GET_MAINTAINER's): one address a line, each read as a receiver reads
+	it, or a HarnessError."""
+	argv = ['perl', 'scripts/get_maintainer.pl', *GET_MAINTAINER, *flags, *patches]
+	out = []
+	for l in run(argv, cwd=tree, capture='stdout', quiet=True).stdout.splitlines():
+		if not l.strip():
+			continue
+		parsed = email.utils.getaddresses([l])
+		if len(parsed) != 1 or not re.fullmatch(r'[^@\s<>()]+@[^@\s<>()]+', parsed[0][1]) or \
+		   re.search(r'[()]', re.sub(r'"[^"]*"', '', l)):
+			raise HarnessError(f'get_maintainer.pl {" ".join(flags)}: {l!r} is not one address')
+		out.append(fmt(parsed[0]))
+	return out
+
+
+def named(tree: str, patches: Sequence[str]) -> List[str]:
+	"""Every address get_maintainer.pl names for PATCHES, found as NIPA's
+	cc_maintainers finds them: in its own output, roles and all."""
+	argv = ['perl', 'scripts/get_maintainer.pl', '--nogit', '--nogit-fallback', '--nogit-chief-penguins', *patches]
+	found = []
+	for l in run(argv, cwd=tree, capture='stdout', quiet=True).stdout.splitlines():
+		m = ADDRESS.search(l)
+		if m and m.group(1).lower() not in found:
+			found.append(m.group(1).lower())
+	return found
+
+
+def recipients(tree: str, patches: Sequence[str], cover: str = COVER_LETTER) -> Tuple[List[str], List[str]]:
 	"""To: get_maintainer.pl's maintainers and reviewers; Cc: its lists,
-	the cover letter's own addresses and EXTRA_CC, each once."""
-	to, lists = get_maintainer(src, patches)
-	cc, seen = [], {email.utils.parseaddr(a)[1].lower() for a in to}
-	for a in lists + cover_addresses() + list(EXTRA_CC):
-		if email.utils.parseaddr(a)[1].lower() not in seen:
-			seen.add(email.utils.parseaddr(a)[1].lower())
-			cc.append(a)
+	the cover letter's own addresses and EXTRA_CC; each once."""
+	roles = {role: get_maintainer(tree, patches, flags) for role, flags in ROLES}
+	to: List[str] = []
+	cc: List[str] = []
+	seen = set()
+	for where, addresses in ((to, roles['maintainer'] + roles['reviewer']),
+				 (cc, roles['list'] + cover_addresses(cover) + list(EXTRA_CC))):
+		for a in addresses:
+			if addr_of(a) not in seen:
+				seen.add(addr_of(a))
+				where.append(a)
 	return to, cc
 
 
@@ -137,19 +211,6 @@ def git(repo: str, *args: str, ident: Optional[Identity] = None, **kw: Any) -> s
 		env = {'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1],
 		       'GIT_COMMITTER_NAME': ident[0], 'GIT_COMMITTER_EMAIL': ident[1]}
 	return run(['git', '-C', repo, *args], env=env, **kw)
-
-
-def base_repo(src: str, files: List[str], dest: str, ident: Identity) -> None:
-	"""A git repository of the pristine FILES of SRC, one commit."""
-	shutil.rmtree(dest, ignore_errors=True)
-	for f in files:
-		if os.path.isfile(os.path.join(src, f)):
-			os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
-			shutil.copy(os.path.join(src, f), os.path.join(dest, f))
-	os.makedirs(dest, exist_ok=True)
-	git(dest, 'init', '-q', quiet=True)
-	git(dest, 'add', '-A', quiet=True)
-	git(dest, 'commit', '-q', '--allow-empty', '-m', 'pristine', ident=ident, quiet=True)
 
 
 def signed_by(message: str, ph: Identity, ident: Identity) -> str:
@@ -170,46 +231,296 @@ def notes(patch: str) -> str:
 	return '\n'.join(l[4:] for l in m.group(1).split('\n')).strip('\n')
 
 
-def write_mails(line: KernelLine, src: str, out: str, ident: Identity, ph: Identity) -> List[str]:
-	"""The mails in OUT/mails, one a file, the cover letter first."""
-	patches = series_patches(line.series_dir)
-	files = patch_files(patches)
-	work, mails = os.path.join(out, 'mails-work'), os.path.join(out, 'mails')
-	base_repo(src, files, work, ident)
+# The poster's tree ---------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Base:
+	"""The tree the series is applied to: a git repository, never
+	modified, at its HEAD."""
+	repo: str
+	commit: str
+	posted: bool	# the poster's own (base-commit: written), not the one made of Debian's source
+
+
+def tree_version(repo: str, commit: str = 'HEAD') -> Tuple[int, int]:
+	"""VERSION.PATCHLEVEL of the Makefile at COMMIT of REPO."""
+	text = git(repo, 'show', f'{commit}:Makefile', capture='stdout', check=False, quiet=True).stdout or ''
+	v = re.search(r'^VERSION = (\d+)', text, re.M)
+	p = re.search(r'^PATCHLEVEL = (\d+)', text, re.M)
+	if not v or not p:
+		raise HarnessError(f'{repo}: its Makefile at {commit} has no VERSION and PATCHLEVEL: not a kernel tree')
+	return int(v.group(1)), int(p.group(1))
+
+
+def poster_tree(ksrc: str, line: KernelLine) -> Base:
+	"""KSRC, the poster's git tree of LINE's version or newer, at HEAD."""
+	proc = run(['git', '-C', ksrc, 'rev-parse', '--show-toplevel', 'HEAD'], capture='all', check=False, quiet=True)
+	top = proc.stdout.split() if proc.returncode == 0 else []
+	if len(top) != 2 or os.path.realpath(top[0]) != os.path.realpath(ksrc):
+		raise HarnessError(f'KSRC {ksrc} is not the top of a git tree: make mails applies the series to your git '
+				   f'tree of Linux {line.name} or newer (tip, net-next or mainline), or, without KSRC, '
+				   "to Debian's source")
+	have = tree_version(ksrc)
+	want = tuple(int(x) for x in line.name.split('.'))
+	if have < want:
+		raise HarnessError(f'KSRC {ksrc} is Linux {have[0]}.{have[1]}, older than {line.name}, the series\' base: '
+				   f'give a tree of {line.name} or newer')
+	return Base(os.path.realpath(ksrc), top[1], posted=True)
+
+
+def debian_repo(src: str) -> Base:
+	"""A git repository of Debian's source SRC (the cache's, never
+	written), one commit, made once and kept in the cache."""
+	key = os.path.basename(os.path.normpath(src)) + '.git'
+	repo = cache_path('src', key)
+	if not repo:
+		tmp = cache_new('src', key)
+		try:
+			run(['git', 'init', '-q', '--bare', tmp], quiet=True)
+			env = {'GIT_DIR': tmp, 'GIT_WORK_TREE': src, 'GIT_AUTHOR_DATE': '@0 +0000',
+			       'GIT_COMMITTER_DATE': '@0 +0000'}
+			# Debian's .gitignore ignores everything: -f.
+			run(['git', 'add', '-A', '-f', '.'], cwd=src, env=env, quiet=True, what='git add of Debian\'s source')
+			run(['git', 'commit', '-q', '-m', f'Linux {file_text(os.path.join(src, ".unpacked")).strip()}'
+			     if os.path.isfile(os.path.join(src, '.unpacked')) else 'Linux', '--author', fmt(DEBIAN_IDENT)],
+			    cwd=src, env={**env, 'GIT_COMMITTER_NAME': DEBIAN_IDENT[0], 'GIT_COMMITTER_EMAIL': DEBIAN_IDENT[1]},
+			    quiet=True)
+		except BaseException:
+			shutil.rmtree(tmp, ignore_errors=True)
+			raise
+		repo = cache_adopt(tmp, 'src', key)
+	commit = run(['git', '--git-dir', repo, 'rev-parse', 'HEAD'], capture='stdout', quiet=True).stdout.strip()
+	return Base(repo, commit, posted=False)
+
+
+def tree_state(repo: str) -> str:
+	"""What make mails must leave as it was in REPO: HEAD, the branch,
+	the index, the status, the refs, the worktrees and the stash (read
+	without refreshing the index)."""
+	parts = []
+	for args in (['rev-parse', 'HEAD'], ['symbolic-ref', '-q', 'HEAD'], ['status', '--porcelain', '--ignored'],
+		     ['for-each-ref'], ['worktree', 'list', '--porcelain'], ['stash', 'list']):
+		proc = run(['git', '--no-optional-locks', '-C', repo, *args], capture='stdout', check=False, quiet=True)
+		parts.append(f'{" ".join(args)}: {proc.returncode}\n{proc.stdout}')
+	index = git(repo, 'rev-parse', '--path-format=absolute', '--git-path', 'index', capture='stdout', quiet=True)
+	path = index.stdout.strip()
+	if os.path.isfile(path):
+		with open(path, 'rb') as f:
+			parts.append(f'index: {hashlib.sha256(f.read()).hexdigest()} {os.stat(path).st_mtime_ns}')
+	return '\n'.join(parts)
+
+
+# What get_maintainer.pl and checkpatch.pl need of a tree (their
+# top_of_kernel_tree(): the top's files and these directories, each with
+# a file) beside the files the series touches.
+TOP_DIRS = ('arch', 'drivers', 'fs', 'include', 'init', 'ipc', 'kernel', 'lib')
+WHOLE_DIRS = ('scripts', 'Documentation/process')
+
+
+def sparse_clone(repo: str, dest: str, files: Sequence[str]) -> None:
+	"""DEST, a clone of REPO (git clone --shared: REPO is read, never
+	written) that checks out only what get_maintainer.pl and checkpatch.pl
+	need and the directories of FILES; nothing checked out yet."""
+	shutil.rmtree(dest, ignore_errors=True)
+	run(['git', 'clone', '-q', '--shared', '--no-checkout', repo, dest], quiet=True)
+	patterns = ['/*', '!/*/', *[p for d in TOP_DIRS for p in (f'/{d}/*', f'!/{d}/*/')],
+		    *[f'/{d}/' for d in sorted(set(WHOLE_DIRS) | {os.path.dirname(f) for f in files})]]
+	git(dest, 'sparse-checkout', 'set', '--no-cone', *patterns, quiet=True)
+
+
+def carried(work: str, patches: Sequence[str]) -> List[str]:
+	"""The patches WORK's tree already has: those git apply -R takes."""
+	return [p for p in patches
+		if run(['git', '-C', work, 'apply', '--check', '-R', p], capture='all', check=False, quiet=True).returncode == 0]
+
+
+def apply_series(work: str, patches: Sequence[str], ident: Identity, ph: Identity, where: str) -> None:
+	"""git am -3 of each patch in WORK, signed by IDENT; what conflicted,
+	or merged three ways, said."""
 	for p in patches:
-		git(work, 'am', '-q', p, ident=ident, what=f'git am of {os.path.relpath(p, TOP)}')
+		name = os.path.basename(p)
+		proc = git(work, 'am', '-3', p, ident=ident, capture='all', check=False, quiet=True)
+		if proc.returncode:
+			conflicts = git(work, 'diff', '--name-only', '--diff-filter=U', capture='stdout', check=False,
+					quiet=True).stdout.split()
+			said = [l for l in proc.stdout.splitlines() if l.startswith(('CONFLICT', 'error:'))]
+			git(work, 'am', '--abort', check=False, quiet=True)
+			raise HarnessError(f'{name} does not apply to {where}: '
+					   + (f'conflicts in {", ".join(conflicts)}' if conflicts else 'git am -3 failed')
+					   + (f' ({"; ".join(said)})' if said else ''))
+		merged = re.findall(r'^Auto-merging (\S+)$', proc.stdout, re.M)
+		if 'Falling back to' in proc.stdout:
+			note(f'{name}: applied by a three-way merge' + (f' ({", ".join(merged)})' if merged else ''))
 		msg = git(work, 'log', '-1', '--format=%B', capture='stdout', quiet=True).stdout
 		git(work, 'commit', '-q', '--amend', '--reset-author', '-F', '-', input=signed_by(msg, ph, ident),
-		    ident=ident)
+		    ident=ident, quiet=True)
 		if notes(p):
-			git(work, 'notes', 'add', '-F', '-', 'HEAD', input=notes(p), ident=ident)
-	to, cc = recipients(src, patches)
+			git(work, 'notes', 'add', '-F', '-', 'HEAD', input=notes(p), ident=ident, quiet=True)
+
+
+Written = Tuple[str, List[str], List[str], List[str]]
+
+
+def write_mails(line: KernelLine, base: Base, out: str, ident: Identity, ph: Identity) -> Written:
+	"""The mails in OUT/mails, one a file, the cover letter first, made in
+	OUT/mails-work (a clone of BASE's repository); that clone, the mails,
+	their To: and their Cc:."""
+	patches = series_patches(line.series_dir)
+	cover = os.path.join(line.series_dir, '0000-cover-letter.patch')
+	check_version(cover)
+	work, mails = os.path.join(out, 'mails-work'), os.path.join(out, 'mails')
+	sparse_clone(base.repo, work, patch_files(patches))
+	git(work, 'checkout', '-q', '--detach', base.commit, quiet=True)
+	where = f'{base.repo} at {base.commit[:12]}'
+	have = carried(work, patches)
+	if have:
+		what = 'the series' if len(have) == len(patches) else ', '.join(os.path.basename(p) for p in have)
+		raise HarnessError(f'{where} already carries {what}: give make mails a tree without it (KSRC, its base)')
+	apply_series(work, patches, ident, ph, where)
+	to, cc = recipients(work, patches, cover)
 	shutil.rmtree(mails, ignore_errors=True)
-	git(work, 'format-patch', '-q', '--cover-letter', '--notes', '-o', mails, *[f'--to={a}' for a in to],
-	    *[f'--cc={a}' for a in cc], f'HEAD~{len(patches)}..HEAD', ident=ident)
+	git(work, 'format-patch', '-q', '--cover-letter', '--notes', f'--subject-prefix={subject_prefix()}', '-o', mails,
+	    *([f'--base={base.commit}'] if base.posted else []), *[f'--to={a}' for a in to], *[f'--cc={a}' for a in cc],
+	    f'{base.commit}..HEAD', ident=ident, quiet=True)
 	out_files = sorted(os.path.join(mails, f) for f in os.listdir(mails))
-	subject, body = cover_text()
+	subject, body = cover_text(cover)
 	text = file_text(out_files[0])
 	if '*** SUBJECT HERE ***' not in text or '*** BLURB HERE ***' not in text:
 		raise HarnessError(f'git format-patch wrote no cover letter template in {out_files[0]}')
 	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***\n', body)
 	with open(out_files[0], 'w') as f:
 		f.write(text)
-	return out_files
+	return work, out_files, to, cc
 
 
-def check_mails(src: str, files: List[str], mails: List[str], scratch: str, ident: Identity) -> None:
-	"""checkpatch --strict clean on each patch mail, and git am of them
-	all on the pristine files."""
-	for m in mails[1:]:
-		proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m], cwd=src,
+# What the receivers read ---------------------------------------------------
+
+def mail_recipients(path: str) -> Tuple[List[str], List[str]]:
+	"""The To: and Cc: addresses of a mail, as email.utils.getaddresses()
+	reads them, lower case."""
+	h = header(path)
+	return ([a.lower() for _, a in email.utils.getaddresses([str(x) for x in h.get_all('To', [])])],
+		[a.lower() for _, a in email.utils.getaddresses([str(x) for x in h.get_all('Cc', [])])])
+
+
+def check_recipients(mails: Sequence[str], named: Sequence[str], to: Sequence[str], cc: Sequence[str]) -> List[str]:
+	"""What is wrong with the mails' To: and Cc:: an address of NAMED (what
+	get_maintainer.pl names) missing or there twice, one of TO not in To:,
+	one of CC not in Cc:, an address that is no address."""
+	wrong = []
+	for m in mails:
+		got_to, got_cc = mail_recipients(m)
+		both = got_to + got_cc
+		n = os.path.basename(m)
+		for a in both:
+			if not re.fullmatch(r'[^@\s<>()]+@[^@\s<>()]+', a):
+				wrong.append(f'{n}: {a!r} is not an address')
+		for a in sorted({a for a in both if both.count(a) > 1}):
+			wrong.append(f'{n}: {a} is there {both.count(a)} times')
+		for a in named:
+			if a not in both:
+				wrong.append(f'{n}: {a}, named by get_maintainer.pl, is missing')
+		for want, got, h in ((to, got_to, 'To'), (cc, got_cc, 'Cc')):
+			for a in want:
+				if addr_of(a) not in got:
+					wrong.append(f'{n}: {addr_of(a)} is not in {h}:')
+	return wrong
+
+
+def check_subjects(mails: Sequence[str], version: int = VERSION) -> List[str]:
+	"""Each mail's subject "[PATCH vN n/M] ", n its place, M the patches."""
+	wrong = []
+	for i, m in enumerate(mails):
+		subject = ' '.join(str(header(m)['Subject'] or '').split())
+		want = f'[{subject_prefix(version)} {i}/{len(mails) - 1}] '
+		if not subject.startswith(want):
+			wrong.append(f'{os.path.basename(m)}: the subject {subject!r} does not start {want!r}')
+	return wrong
+
+
+def check_base(cover: str, base: Base) -> List[str]:
+	"""The cover letter's base-commit: BASE's commit where BASE is the
+	poster's tree, none where it is Debian's."""
+	said = re.findall(r'^base-commit: (\S+)$', file_text(cover), re.M)
+	want = [base.commit] if base.posted else []
+	return [] if said == want else [f'{os.path.basename(cover)}: base-commit: {" ".join(said) or "none"}, '
+					 f'not {" ".join(want) or "none"}']
+
+
+def send_email_argv(mails: Sequence[str], dry_run: bool) -> List[str]:
+	"""git send-email of the mails: to their To: and Cc: only (none from
+	the bodies' Cc: and Signed-off-by: lines, nor the poster), no
+	question asked; the dry run with no network."""
+	return ['git', 'send-email', *(['--dry-run', '--smtp-server=localhost', '--smtp-domain=localhost',
+					 '--confirm=never'] if dry_run else []), '--suppress-cc=self', '--suppress-cc=body', *mails]
+
+
+def dry_send(mails: Sequence[str], ident: Identity, cwd: str) -> Dict[str, List[str]]:
+	"""git send-email --dry-run of the mails (no network, no question):
+	the recipients (RCPT TO) it would send each to, by subject."""
+	env = {'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1], 'GIT_COMMITTER_NAME': ident[0],
+	       'GIT_COMMITTER_EMAIL': ident[1]}
+	proc = run([*send_email_argv(mails, dry_run=True), f'--from={fmt(ident)}'], cwd=cwd, env=env,
+		   capture='all', check=False, quiet=True, input='')
+	if proc.returncode:
+		print(proc.stdout, end='', flush=True)
+		raise HarnessError(f'git send-email --dry-run failed (exit {proc.returncode})')
+	sent: Dict[str, List[str]] = {}
+	for block in proc.stdout.split('Dry-OK. Log says:')[1:]:
+		subject = re.search(r'^Subject: (.*)$', block, re.M)
+		rcpt = re.findall(r'^RCPT TO:<([^>]*)>$', block, re.M)
+		if subject:
+			sent[' '.join(subject.group(1).split())] = [a.lower() for a in rcpt]
+	return sent
+
+
+def check_sent(mails: Sequence[str], sent: Dict[str, List[str]], ident: Identity) -> List[str]:
+	"""Each mail sent once, to its To: and Cc: (and the poster, as From:
+	git send-email adds nobody else), each address once."""
+	wrong = []
+	if len(sent) != len(mails):
+		wrong.append(f'git send-email --dry-run sent {len(sent)} mails, not {len(mails)}')
+	for m in mails:
+		subject = ' '.join(str(header(m)['Subject'] or '').split())
+		to, cc = mail_recipients(m)
+		got = sent.get(subject)
+		if got is None:
+			wrong.append(f'{os.path.basename(m)}: git send-email --dry-run did not send it')
+		elif sorted(set(got)) != sorted(set(to + cc)) or len(got) != len(set(got)):
+			wrong.append(f'{os.path.basename(m)}: git send-email --dry-run sends to {" ".join(got)}, '
+				     f'not to its To: and Cc: ({" ".join(to + cc)})')
+	return wrong
+
+
+def check_mails(work: str, base: Base, patches: Sequence[str], mails: List[str], ident: Identity,
+		to: Sequence[str], cc: Sequence[str]) -> None:
+	"""Every recipient in its header (TO in To:, CC in Cc:), once, as the
+	receivers read them, and each address get_maintainer.pl names on its
+	own output; the version in every subject; base-commit:; checkpatch
+	--strict clean on each patch mail; git am of the mails at the base
+	giving the series' tree."""
+	wrong = check_subjects(mails) + check_recipients(mails, named(work, patches), to, cc)
+	wrong += check_sent(mails, dry_send(mails, ident, work), ident)
+	wrong += check_base(mails[0], base)
+	if wrong:
+		raise HarnessError('the mails are wrong:\n  ' + '\n  '.join(wrong))
+	checkpatch(work, mails[1:])
+	tree = git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout', quiet=True).stdout.strip()
+	git(work, 'checkout', '-q', '--detach', base.commit, quiet=True)
+	git(work, 'am', '-q', *mails[1:], ident=ident, what='git am of the mails at the base')
+	if git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout', quiet=True).stdout.strip() != tree:
+		raise HarnessError('git am of the mails at the base does not give the tree of the series')
+
+
+def checkpatch(work: str, mails: Sequence[str]) -> None:
+	"""checkpatch --strict of WORK's tree clean on each of MAILS."""
+	for m in mails:
+		proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m], cwd=work,
 			   capture='all', check=False)
 		total = re.search(r'^total: .*$', proc.stdout, re.M)
 		if proc.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
 			print(proc.stdout, end='', flush=True)
 			raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} is not clean')
-	base_repo(src, files, scratch, ident)
-	git(scratch, 'am', '-q', *mails[1:], ident=ident, what='git am of the mails on the pristine files')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -228,12 +539,58 @@ def the_poster(repo: str = TOP) -> Poster:
 	return Poster(ident, ph)
 
 
-def mails(line: KernelLine, src: str, out: str, who: Poster) -> int:
-	"""LINE's series as mails from WHO, on its pristine tree SRC, and
-	their checks."""
-	written = write_mails(line, src, out, who.ident, who.placeholder)
-	check_mails(src, patch_files(series_patches(line.series_dir)), written, os.path.join(out, 'mails-am'), who.ident)
-	note(f'checkpatch --strict clean and git am applies them on Linux {line.name} ({src})')
-	print(f'mails: {os.path.dirname(written[0])}', flush=True)
-	print(f'  send them with: git send-email {os.path.dirname(written[0])}/*.patch', flush=True)
+def mails(line: KernelLine, base: Base, out: str, who: Poster) -> int:
+	"""LINE's series as mails from WHO, on BASE, and their checks; BASE's
+	repository left as it was."""
+	before = tree_state(base.repo)
+	work, written, to, cc = write_mails(line, base, out, who.ident, who.placeholder)
+	patches = series_patches(line.series_dir)
+	check_mails(work, base, patches, written, who.ident, to, cc)
+	if tree_state(base.repo) != before:
+		raise HarnessError(f'{base.repo} changed while the mails were made')
+	d = os.path.dirname(written[0])
+	note(f'every recipient in its header once, as getaddresses() and git send-email --dry-run read them; '
+	     f'[{subject_prefix()} n/{len(patches)}]; checkpatch --strict clean; git am applies them at {base.commit[:12]}')
+	if base.posted:
+		note(f'based on {base.repo} at {base.commit} (base-commit:), which is as it was')
+	else:
+		note(f"no KSRC: based on Debian's Linux {line.name} source, a commit no maintainer has, so no base-commit:; "
+		     'post from your own tree (make mails KSRC=/path/to/your/git/tree)')
+	print(f'mails: {d}', flush=True)
+	print(f'  try them:   {" ".join(send_email_argv([d + "/*.patch"], dry_run=True))}', flush=True)
+	print(f'  send them:  {" ".join(send_email_argv([d + "/*.patch"], dry_run=False))}', flush=True)
+	print("  (From: and Signed-off-by: are yours: the Developer's Certificate of Origin is yours to give)", flush=True)
+	return 0
+
+
+# make check ------------------------------------------------------------------
+
+# The identity make check posts as.
+TEST_IDENT = ('Make Check', 'make-check@example.org')
+# The file make check's later commit touches, one the series touches.
+LATER_FILE = 'drivers/connector/cn_proc.c'
+
+
+def later_commit(tree: str, path: str, ident: Identity) -> None:
+	"""A commit on TREE after its HEAD: a line at the end of PATH."""
+	with open(os.path.join(tree, path), 'a') as f:
+		f.write('/* A later commit, the poster\'s tree\'s own. */\n')
+	git(tree, 'add', '-f', path, quiet=True)
+	git(tree, 'commit', '-q', '-m', f'{path}: a later commit', ident=ident, quiet=True)
+
+
+def check_on_git_tree(line: KernelLine, src: str, out: str) -> int:
+	"""make mails with TEST_IDENT on a git tree made of LINE's Debian
+	source SRC (checked out sparse, as make mails' own clone is) with one
+	later commit touching LATER_FILE, as a poster's:
+	every check of mails() (the tree left as it was among them), and
+	base-commit: the tree's HEAD."""
+	work = os.path.join(out, 'mails-check')
+	tree = os.path.join(work, 'tree')
+	shutil.rmtree(work, ignore_errors=True)
+	sparse_clone(debian_repo(src).repo, tree, patch_files(series_patches(line.series_dir)))
+	git(tree, 'reset', '-q', '--hard', quiet=True)
+	later_commit(tree, LATER_FILE, TEST_IDENT)
+	base = poster_tree(tree, line)
+	mails(line, base, work, Poster(TEST_IDENT, placeholder(os.path.join(line.series_dir, '0000-cover-letter.patch'))))
 	return 0

@@ -4,13 +4,17 @@
 # print the exact apt-get line that would. gcc-12-multilib, not
 # gcc-multilib, which conflicts with the ARM cross-compilers. The kernel
 # sources and guests' busybox are fetched into the cache, not installed.
+# git-email with the Perl modules it recommends: make mails' git
+# send-email --dry-run needs Mail::Address, sending SASL and TLS.
 # shellcheck source=packaging.sh
 . "$(dirname "$0")/packaging.sh"
 
 packages=(make gcc gcc-12-multilib gcc-arm-linux-gnueabi flex bison bc libelf-dev
 	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse shellcheck
 	  qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	  debian-archive-keyring rsync mypy)
+	  debian-archive-keyring rsync mypy
+	  git-email libmailtools-perl libemail-valid-perl libauthen-sasl-perl
+	  libio-socket-ssl-perl)
 
 missing=()
 for p in "${packages[@]}"; do

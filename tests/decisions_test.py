@@ -59,8 +59,8 @@ def completed(argv, returncode=0, stdout=''):
 
 class Check(HarnessCase):
 	"""make check: every step, in order, the first failure ends it."""
-	STEPS = ['file_diffs', 'unit_tests', 'static_checks_handler', 'litmus_handler', 'kunit_handler',
-		 'boot_test_handler']
+	STEPS = ['file_diffs', 'unit_tests', 'mails_check_handler', 'static_checks_handler', 'litmus_handler',
+		 'kunit_handler', 'boot_test_handler']
 
 	def check(self, fail=None):
 		self.calls = []

@@ -803,9 +803,9 @@ class DryRun(HarnessCase):
 		self.assertEqual(status, 0, out)
 		steps = out.split('# make check: ')[1:]
 		self.assertEqual([s.splitlines()[0] for s in steps],
-				 ['per-file diffs', 'unit tests', 'static checks', 'litmus tests', 'kunit.py', 'boot test'])
+				 ['per-file diffs', 'unit tests', 'mails', 'static checks', 'litmus tests', 'kunit.py', 'boot test'])
 		commands = {s.splitlines()[0]: [' '.join(c) for c in dry_commands(s)] for s in steps}
-		self.assertEqual(commands['per-file diffs'] + commands['unit tests'], [])
+		self.assertEqual(commands['per-file diffs'] + commands['unit tests'] + commands['mails'], [])
 		checks = [c for c in commands['static checks'] if 'C=2 W=1' in c]
 		# x86_64 and arm64: pristine, base (the objects of the fix only), patched.
 		self.assertEqual(len(checks), 6)
