@@ -393,7 +393,8 @@ def make_help(targets: List[str]) -> str:
 	"""make help: the make TARGETS that are harness.py's commands, what
 	each does, then the variables (the README's option list)."""
 	out = ['make TARGET [VARIABLE=VALUE ...]; the targets (all: boot-test):']
-	out += [f'  {t:18}{COMMANDS[t][1]}' for t in targets if t in COMMANDS]
+	out += [textwrap.fill(COMMANDS[t][1], 76, initial_indent=f'  {t:18}', subsequent_indent=' ' * 20)
+		for t in targets if t in COMMANDS]
 	out += ['  setup             install the Debian packages the harness needs',
 		'  clean             remove OUT', '', 'The variables (a switch: 1 is on, 0 off):']
 	return '\n'.join(out) + '\n' + option_list()
@@ -443,7 +444,8 @@ def option_list() -> str:
 def main(argv: List[str]) -> int:
 	try:
 		harness_config.GIVEN_AS.clear()
-		if os.environ.get(FROM_MAKE) and argv and argv[0] in COMMANDS:
+		# Not for the commands it runs (the unit tests run harness.py).
+		if os.environ.pop(FROM_MAKE, '') and argv and argv[0] in COMMANDS:
 			# make -jN, where JOBS is not given, is JOBS=N.
 			j = re.search(r'(?:^| )-j(\d+)', os.environ.get('MAKEFLAGS', ''))
 			if j and 'jobs' in {o.name for o in options_of(argv[0])} and \
