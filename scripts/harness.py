@@ -89,6 +89,9 @@ def target_boots(lines: Lines, name: str, run: str, variant: str) -> Tuple[Kerne
 	line = [l for l in lines.every if l.name == name]
 	if not line:
 		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in lines.every)}')
+	runs = [r.name for r in lines.runs if name in r.lines]
+	if run not in runs:
+		raise HarnessError(f'no run {run} of Linux {name} in configs/runs.toml; its runs: {" ".join(runs)}')
 	boots = [b for b in select_boots(lines.runs, line, Options(runs=(run,)))[name] if b.variant == variant]
 	if not boots:
 		raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')

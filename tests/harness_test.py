@@ -103,10 +103,10 @@ class HarnessCase(unittest.TestCase):
 			status = harness.main([command, *args, *flags])
 		return status, out.getvalue()
 
-	def refused(self, command, word, **env):
-		"""COMMAND exits non-zero with a line naming WORD, never says
-		"passed", and runs no command."""
-		status, out = self.harness(command, **env)
+	def refused(self, command, word, *args, **env):
+		"""COMMAND (with ARGS) exits non-zero with a line naming WORD, never
+		says "passed", and runs no command."""
+		status, out = self.harness(command, False, *args, **env)
 		self.assertNotEqual(status, 0, out)
 		self.assertIn(word, out)
 		self.assertNotIn('passed', out)
@@ -319,6 +319,14 @@ class Options(HarnessCase):
 			self.assertRegex(out, f'\\n  {t} ')
 		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', harness_config.CONFIGS):
 			self.assertIn(harness.option_list(), out)
+
+
+class StageSummary(unittest.TestCase):
+	def test_the_summary_keeps_the_steps_what_took_a_minute_and_what_failed(self):
+		stages = [[0, 'step', 70.0, 'done'], [1, 'quick', 2.0, 'done'], [1, 'build', 61.0, 'done'],
+			  [1, 'boot', 3.0, 'FAILED'], [0, 'next', 1.0, 'done']]
+		with mock.patch.object(harness_util, 'STAGES', stages):
+			self.assertEqual([l.split()[0] for l in harness_util.stage_summary()], ['step', 'build', 'boot', 'next'])
 
 
 class Runs(unittest.TestCase):
@@ -782,7 +790,8 @@ class Orchestration(HarnessCase):
 			# The guest is built from the tree at the series.
 			self.assertEqual(self.moves, ['patched'] if present else [])
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
-		self.assertNotEqual(self.harness('boot', False, '6.1', 'rt', 'patched')[0], 0)
+		out = self.refused('boot', 'error: no run rt of Linux 6.1', '6.1', 'rt', 'patched')
+		self.assertNotIn('--runs', out)
 
 	def test_parse_judges_a_saved_log_as_boot_does(self):
 		"""parse LOG LINE RUN VARIANT: the verdict and table of the boot,
