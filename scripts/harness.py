@@ -18,6 +18,7 @@ import time
 from typing import Callable, Dict, List, Tuple
 
 sys.dont_write_bytecode = True
+import harness_config  # noqa: E402
 from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, KernelLine, Option, Options, Run, load_lines,  # noqa: E402
 			    load_runs, select_boots, select_lines)
 from harness_kernel import cached_source, fetch_source  # noqa: E402
@@ -58,7 +59,7 @@ class Lines:
 		return self.every[0]
 
 	def boots(self, opts: Options) -> Dict[str, List[Boot]]:
-		"""The boots of the chosen lines that --configs and --arch select."""
+		"""The boots of the chosen lines that --runs and --arch select."""
 		return select_boots(self.runs, self.chosen, opts)
 
 
@@ -88,7 +89,10 @@ def target_boots(lines: Lines, name: str, run: str, variant: str) -> Tuple[Kerne
 	line = [l for l in lines.every if l.name == name]
 	if not line:
 		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in lines.every)}')
-	boots = [b for b in select_boots(lines.runs, line, Options(configs=(run,)))[name] if b.variant == variant]
+	runs = [r.name for r in lines.runs if name in r.lines]
+	if run not in runs:
+		raise HarnessError(f'no run {run} of Linux {name} in configs/runs.toml; its runs: {" ".join(runs)}')
+	boots = [b for b in select_boots(lines.runs, line, Options(runs=(run,)))[name] if b.variant == variant]
 	if not boots:
 		raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
 	return line[0], boots
@@ -240,7 +244,7 @@ def check_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	s = int(time.monotonic() - start)
 	what = ' '.join(filter(None, [f'KERNEL={opts.kernel or "all"}',
 				      f'KSRC={opts.ksrc}' if opts.ksrc else '',
-				      f'CONFIGS={" ".join(opts.configs)}' if opts.configs else '',
+				      f'RUNS={" ".join(opts.runs)}' if opts.runs else '',
 				      f'ARCH={opts.arch}' if opts.arch else '']))
 	msg = f'make check ({what}): passed in {s // 60}m{s % 60}s'
 	print(msg, flush=True)
@@ -356,13 +360,16 @@ COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
 	'mails': (mails_handler, 'the series as mails for git send-email, From: and Signed-off-by: your git identity, '
 		  'on KSRC, your git tree of the newest line or newer (never modified)'),
 }
-# Prints what the Makefile needs of OPTIONS (make_flags()); it reads no
-# option and no file of configs/.
+# Print what the Makefile needs of OPTIONS (make_flags()), and make help;
+# they read no option and no file of configs/.
 MAKE_FLAGS = 'make-flags'
+MAKE_HELP = 'make-help'
+# Set by the Makefile: the options came from make's variables.
+FROM_MAKE = 'HARNESS_FROM_MAKE'
 
 
 def options_of(command: str) -> List[Option]:
-	return [o for o in OPTIONS if o.commands is None or command in o.commands]
+	return [o for o in OPTIONS if o.taken_by(command)]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -382,27 +389,67 @@ def parser() -> argparse.ArgumentParser:
 		for o in options_of(name):
 			help = o.help + (f' (default: {o.default})' if o.default else '')
 			if o.metavar:
-				c.add_argument(o.flag, metavar=o.metavar, type=o.type, help=help)
+				c.add_argument(*o.flags, dest=o.name, metavar=o.metavar, type=o.type, help=help)
 			else:
-				c.add_argument(o.flag, action='store_true', default=None, help=help)
-	sub.add_parser(MAKE_FLAGS, help="the Makefile's variables, each VARIABLE:FLAG (FLAG= takes the value; "
-		       ":command-line, from make's command line only)")
+				c.add_argument(*o.flags, dest=o.name, action='store_true', default=None, help=help)
+	sub.add_parser(MAKE_FLAGS, help="the Makefile's variables, each VARIABLE:FLAG= (:command-line, from "
+		       "make's command line only)")
+	sub.add_parser(MAKE_HELP, help='make help: TARGETS and the variables')
 	return p
 
 
 def make_flags() -> str:
-	"""What the Makefile makes harness.py's flags from: each option as
-	VARIABLE:FLAG, FLAG ending in = where it takes the variable's value,
-	:command-line after it where only make's command line gives it."""
-	return ' '.join(f'{o.variable}:{o.flag}' + ('=' if o.metavar else '')
-			+ (':command-line' if o.command_line_only else '') for o in OPTIONS)
+	"""What the Makefile makes harness.py's flags from: each option (and
+	alias) as VARIABLE:FLAG=, :command-line after it where only make's
+	command line gives it."""
+	return ' '.join(f'{v}:{f}=' + (':command-line' if o.command_line_only else '')
+			for o in OPTIONS for v, f in zip((o.variable, o.alias.upper()), o.flags))
+
+
+def make_help(targets: List[str]) -> str:
+	"""make help: the make TARGETS that are harness.py's commands, what
+	each does, then the variables (the README's option list)."""
+	out = ['make TARGET [VARIABLE=VALUE ...]; the targets (all: boot-test):']
+	out += [textwrap.fill(COMMANDS[t][1], 76, initial_indent=f'  {t:18}', subsequent_indent=' ' * 20)
+		for t in targets if t in COMMANDS]
+	out += ['  setup             install the Debian packages the harness needs',
+		'  clean             remove OUT', '', 'The variables (a switch: 1 is on, 0 off):']
+	return '\n'.join(out) + '\n' + option_list()
+
+
+def from_make(command: str, argv: List[str]) -> Tuple[List[str], List[str]]:
+	"""The flags make made of its variables (ARGV, each --FLAG=VALUE) as
+	harness.py takes them, a switch's 1 as its flag and its 0 as nothing;
+	and what is wrong with them, named as the user typed them: a variable
+	COMMAND does not take, a value its type refuses. Each option is named
+	by its variable in harness_config.GIVEN_AS."""
+	errors, out = [], []
+	by_flag = {f: (o, v) for o in OPTIONS for v, f in zip((o.variable, o.alias.upper()), o.flags)}
+	for a in argv:
+		flag, eq, value = a.partition('=')
+		if flag not in by_flag or not eq:
+			out.append(a)
+			continue
+		o, variable = by_flag[flag]
+		harness_config.GIVEN_AS[o.name] = variable
+		if not o.taken_by(command):
+			errors.append(f'{variable}= is no variable of make {command} (its variables: '
+				      f'{" ".join(p.variable for p in options_of(command))})')
+			continue
+		try:
+			if o.type(value) is not False:
+				out.append(a if o.metavar else flag)
+		except argparse.ArgumentTypeError as e:
+			errors.append(f'{variable}: {e}')
+	return out, errors
 
 
 def option_list() -> str:
 	"""The README's list of the options, as make variables."""
 	out = []
 	for o in OPTIONS:
-		cmds = ', '.join(o.commands) if o.commands else 'every command'
+		cmds = ', '.join(o.commands) if o.commands else 'every command' + \
+			(f' but {", ".join(o.but)}' if o.but else '')
 		where = f'{cmds}; on make\'s command line only' if o.command_line_only else cmds
 		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')')
 		head = f'  {o.variable}={o.shown_example}'
@@ -413,12 +460,29 @@ def option_list() -> str:
 
 def main(argv: List[str]) -> int:
 	try:
+		harness_config.GIVEN_AS.clear()
+		# Not for the commands it runs (the unit tests run harness.py).
+		if os.environ.pop(FROM_MAKE, '') and argv and argv[0] in COMMANDS:
+			# make -jN, where JOBS is not given, is JOBS=N.
+			j = re.search(r'(?:^| )-j(\d+)', os.environ.get('MAKEFLAGS', ''))
+			if j and 'jobs' in {o.name for o in options_of(argv[0])} and \
+			   not any(a.startswith('--jobs=') for a in argv):
+				argv = [*argv, f'--jobs={j.group(1)}']
+			rest, errors = from_make(argv[0], argv[1:])
+			argv = argv[:1] + rest
+			for e in errors:
+				print(f'make {argv[0]}: error: {e}', file=sys.stderr, flush=True)
+			if errors:
+				return 2
 		try:
-			args = parser().parse_args(argv)
+			args = parser().parse_args(argv if argv[:1] != [MAKE_HELP] else argv[:1])
 		except SystemExit as e:		# -h, or a refused flag (argparse has said it)
 			return e.code if isinstance(e.code, int) else 2
 		if args.command == MAKE_FLAGS:
 			print(make_flags())
+			return 0
+		if args.command == MAKE_HELP:
+			print(make_help(argv[1:]))
 			return 0
 		harness_util.STAGES.clear()
 		given = {o.name: getattr(args, o.name) for o in options_of(args.command) if getattr(args, o.name) is not None}
@@ -427,6 +491,8 @@ def main(argv: List[str]) -> int:
 			given['kernel'] = 'all'
 		opts = Options(**given)
 		harness_util.bypass_cache(opts.no_cache)
+		harness_util.VERBOSE = opts.verbose
+		harness_util.COMMANDS_LOG = os.path.join(opts.out, 'logs', 'commands.log')
 		# make mails' KSRC is the poster's git tree, of the newest line's
 		# version or newer (harness_mails.poster_tree()), not a line's.
 		lines = Lines.load(dataclasses.replace(opts, ksrc='') if args.command == 'mails' else opts)

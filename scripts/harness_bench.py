@@ -36,7 +36,7 @@ import bench_report
 from bench_report import DESIGNS
 from harness_arch import Arch, Kernel
 import harness_boot
-from harness_config import DEFAULT_ARCH, KernelLine, Options, Run, kernel_cmdline, load_arch
+from harness_config import DEFAULT_ARCH, KernelLine, Options, Run, given, kernel_cmdline, load_arch
 from harness_kernel import Kernels, Tree
 from harness_guest import KVM, TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv
 from harness_plan import Cmd, Executor
@@ -54,10 +54,10 @@ SELFTEST = 'cn_proc-selftest'
 
 
 def check_options(opts: Options, lines: Sequence[KernelLine]) -> None:
-	"""bench takes no --configs or --arch (it boots runs of its own, on
+	"""bench takes no --runs or --arch (it boots runs of its own, on
 	ARCH for its TSC): one line."""
 	if len(lines) != 1:
-		raise HarnessError(f'--kernel {opts.kernel}: make bench measures one line, not '
+		raise HarnessError(f'{given("kernel", opts.kernel)}: make bench measures one line, not '
 				   + ' '.join(l.name for l in lines))
 
 

@@ -8,6 +8,7 @@ said, the dry run takes the branch stated there."""
 
 import os
 import shutil
+import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness_config import Boot, KernelLine, Options, harness_args, kernel_cmdline
@@ -15,7 +16,7 @@ from harness_guest import accelerator, boot_and_parse, build_initramfs, qemu_arg
 from harness_kernel import Kernels, Tree, fetch_source
 from harness_plan import Executor
 import harness_results
-from harness_util import HarnessError, describe, file_text, note
+from harness_util import HarnessError, describe, file_text, note, now, stage
 
 # Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
 KUNIT_TOOL = 'tools/testing/kunit'
@@ -133,28 +134,35 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, kselftest_
 	if not ex.dry:
 		shutil.rmtree(results, ignore_errors=True)
 	judged: Dict[str, List[harness_results.Judged]] = {a.name: [] for a in archs}
-	for b in boots:
+	for n, b in enumerate(boots, 1):
 		arch = b.run.arch
 		accel = accelerator(arch, kernels.image(b.kernel), initrd[arch.name], tree.logs, accels, ex)
 		argv, log = boot_argv(tree, kernels, b, initrd[arch.name], accel, opts)
 		run_args = kernel_cmdline(b.run)[len(harness_args(arch)):]
-		with ex.stage(f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
-			      f'{", " + " ".join(run_args) if run_args else ""})'):
+		name = (f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
+			f'{", " + " ".join(run_args) if run_args else ""})')
+		start = time.monotonic()
+		# Its one line when it ends says how it ended (a dry run's: the stage).
+		with (ex.stage(name) if ex.dry else stage(name, quiet=True)):
 			reported = boot_and_parse(argv, log, opts.boot_timeout, ktap_tool, ex)
 		if reported is None:	# a dry run's
 			continue
 		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
 		why = harness_results.verdict(reported, b, prog_args(b, opts))
 		harness_results.save(reported, why, os.path.join(results, arch.name, b.name + '.json'))
-		judged[arch.name].append(harness_results.Judged(b, reported, tuple(why)))
+		j = harness_results.Judged(b, reported, tuple(why))
+		print(f'[{now()}] {harness_results.boot_line(j, n, len(boots), time.monotonic() - start)}', flush=True)
+		judged[arch.name].append(j)
 	if ex.dry:
 		return True
 	ok = True
 	for a in archs:
 		title = f'Linux {line.name} ({tree.id}) on {a.name}, QEMU -accel {accels[a.name]}'
+		md = os.path.join(results, f'{a.name}.md')
+		print('\n' + '\n'.join(harness_results.report(title, judged[a.name], terminal=True)) +
+		      f'\n(every check and figure: {md})', flush=True)
 		out = harness_results.report(title, judged[a.name])
-		print('\n' + '\n'.join(out), flush=True)
-		with open(os.path.join(results, f'{a.name}.md'), 'w') as f:
+		with open(md, 'w') as f:
 			f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
 		ok = ok and not any(j.problems for j in judged[a.name])
 	for problem in bad_helper:
@@ -192,7 +200,7 @@ def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[KernelLine], new
 	log does not say whether its boot timed out: one that did has parts
 	that did not finish, which fail it all the same."""
 	reported = harness_results.parse_log(log, False, kunit_tool(opts, lines, newest, ex))
-	why = harness_results.verdict(reported, b, prog_args(b, opts))
-	print('\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}',
-					       [harness_results.Judged(b, reported, tuple(why))])), flush=True)
-	return 1 if why else 0
+	j = harness_results.Judged(b, reported, tuple(harness_results.verdict(reported, b, prog_args(b, opts))))
+	print(harness_results.boot_line(j, 1, 1, 0) + '\n\n' +
+	      '\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}', [j])), flush=True)
+	return 1 if j.problems else 0

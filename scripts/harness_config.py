@@ -232,6 +232,13 @@ def booting_arch(value: str) -> str:
 	return value
 
 
+def switch(value: str) -> bool:
+	"""A switch as kbuild's V= and C=: 1 is on, 0 off, nothing else."""
+	if value not in ('0', '1'):
+		raise argparse.ArgumentTypeError(f'{value}: 0 (off) or 1 (on)')
+	return value == '1'
+
+
 def words(value: str) -> Tuple[str, ...]:
 	return tuple(value.split())
 
@@ -266,7 +273,7 @@ class Options:
 	the README show them from these fields."""
 	kernel: str = ''		# the lines; '' is the newest (check: all)
 	ksrc: str = ''
-	configs: Tuple[str, ...] = ()	# runs of configs/runs.toml; () is every one
+	runs: Tuple[str, ...] = ()	# runs of configs/runs.toml; () is every one
 	arch: str = ''			# the boots' architecture; '' is every one
 	selftest_args: Tuple[str, ...] = ()
 	out: str = os.path.join(TOP, 'out')
@@ -280,6 +287,7 @@ class Options:
 	mutants: Tuple[str, ...] = ()	# words each mutant make mutation runs has in its what; () is every mutant
 	dry_run: bool = False
 	no_cache: bool = False
+	verbose: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -294,6 +302,9 @@ class Option:
 	help: str
 	type: Callable[[str], Any] = str	# argparse's type=: the value checked and converted
 	commands: Optional[Tuple[str, ...]] = None	# the commands that take it; None: every one
+	but: Tuple[str, ...] = ()	# where COMMANDS is None, those that do not take it
+	alias: str = ''			# another name of the flag and the variable
+	make_variable: str = ''		# the variable, where not NAME in capitals
 	shown_default: str = ''		# the default as -h and the README say it, where the field's is not that
 	# Taken from make's command line only, never from the environment.
 	command_line_only: bool = False
@@ -308,7 +319,15 @@ class Option:
 
 	@property
 	def variable(self) -> str:
-		return self.name.upper()
+		return self.make_variable or self.name.upper()
+
+	@property
+	def flags(self) -> Tuple[str, ...]:
+		"""--NAME, and the alias's flag."""
+		return (self.flag, '--' + self.alias) if self.alias else (self.flag,)
+
+	def taken_by(self, command: str) -> bool:
+		return command in self.commands if self.commands is not None else command not in self.but
 
 	@property
 	def default(self) -> str:
@@ -324,17 +343,21 @@ class Option:
 # The commands that take an option, where not every one does.
 BOOTING_COMMANDS = ('boot-test', 'check', 'check-options')
 DRY_RUN_COMMANDS = ('boot-test', 'boot', 'check', 'static-checks', 'litmus', 'kunit', 'bench')
+# The commands that build with make -j, and those that stage the guest's clients.
+JOBS_COMMANDS = BOOTING_COMMANDS + ('boot', 'static-checks', 'litmus', 'kunit', 'mutation', 'bench')
+CLIENTS_COMMANDS = BOOTING_COMMANDS + ('boot', 'bench')
 OPTIONS = (
 	Option('kernel', 'LINES', lambda: '|'.join(l.name for l in load_lines()) + '|all',
 	       'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by default (check: all; with '
 	       '--ksrc, its version); bench takes one line', str.strip, BOOTING_COMMANDS + ('static-checks', 'bench')),
 	Option('ksrc', 'DIR', '/path/to/linux',
 	       'your own kernel tree instead of the Debian package; copied, never modified; the series whose base '
-	       'matches its version is used (--kernel, if given, must be that version); if it is the newest line, '
-	       'kunit_parser, the kselftest headers and the kselftest build system of boot-test come from it too'),
-	Option('configs', 'RUNS', '"smp2 rt"',
+	       'matches its version is used; if it is the newest line, kunit_parser, the kselftest headers and '
+	       'build system come from it too', but=('results',)),
+	Option('runs', 'RUNS', '"smp2 rt"',
 	       'only these runs of configs/runs.toml, every run by default: each must be a run of a chosen line, '
-	       'and each chosen line must keep at least one run', words, BOOTING_COMMANDS),
+	       'and each chosen line must keep at least one run (CONFIGS, its old name, too)', words,
+	       BOOTING_COMMANDS, alias='configs'),
 	Option('arch', 'ARCH', lambda: '|'.join(sorted(booting_arches(), key=lambda a: a != DEFAULT_ARCH)),
 	       'only the runs that boot this architecture (configs/arch/ARCH.py), with the same rule; every one by '
 	       'default', booting_arch, BOOTING_COMMANDS, command_line_only=True),
@@ -342,13 +365,15 @@ OPTIONS = (
 	       "the selftest's load: -w workers, -n events, -t seconds, each a number of at least 1 (in the guest, "
 	       'KSELFTEST_CN_PROC_TEST_ARGS)', getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot', 'parse')),
 	Option('out', 'DIR', '/path', 'where trees, builds, logs and results go', out_dir, shown_default='out at the top of the tree'),
-	Option('jobs', 'N', 'N', 'make -j for kernel builds', positive, shown_default='the number of CPUs'),
+	Option('jobs', 'N', 'N', "make -j for kernel builds; make -jN is JOBS=N (make's targets run one at a time)",
+	       positive, JOBS_COMMANDS, shown_default='the number of CPUs'),
 	Option('boot_timeout', 'SECONDS', '300', 'seconds before a boot counts as hung', positive,
 	       BOOTING_COMMANDS + ('boot', 'bench')),
-	Option('debs_mirror', 'URL', 'URL', "the Debian mirror; the machine's apt mirror by default", http_url),
+	Option('debs_mirror', 'URL', 'URL', "the Debian mirror; the machine's apt mirror by default", http_url,
+	       but=('results',)),
 	Option('clients_suite', 'SUITE', 'bookworm',
 	       "the Debian suite of keepalived, extrace and cgrulesengd (sid's keepalived and cgrulesengd run "
-	       'beside them)', debian_suite),
+	       'beside them)', debian_suite, CLIENTS_COMMANDS),
 	Option('bench_pairs', 'N', '10',
 	       'rounds of the storm, each booting every design once, in each accelerator mode', positive, ('bench',)),
 	Option('bench_cpus', 'N', '2', "the bench guests' CPUs", positive, ('bench',)),
@@ -359,11 +384,25 @@ OPTIONS = (
 	       "only the mutants of tests/harness-mutants.toml whose what has each of these words (in any case), "
 	       "as a change's own; every one by default", words, ('mutation',)),
 	Option('dry_run', '', '1', 'print every make, kunit.py and QEMU command line it would run, run none',
-	       commands=DRY_RUN_COMMANDS),
+	       switch, DRY_RUN_COMMANDS),
 	Option('no_cache', '', '1',
 	       'use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, herd7 and '
-	       'guest program again, each replacing its entry'),
+	       'guest program again, each replacing its entry', switch, but=('results',)),
+	Option('verbose', '', '1', "echo each command as it runs (OUT/logs/commands.log has them always)",
+	       switch, make_variable='V', command_line_only=True),
 )
+
+# How the user gave each option (OPTIONS' name: its make variable or flag)
+# where it was not as --NAME: what errors name (harness.main() sets it).
+GIVEN_AS: Dict[str, str] = {}
+
+
+def given(name: str, value: str) -> str:
+	"""Option NAME with VALUE as the user gave it: KSRC=/x from make,
+	--ksrc /x otherwise."""
+	spelt = GIVEN_AS.get(name, '--' + name.replace('_', '-'))
+	return f'{spelt}={value}' if spelt[0] != '-' else f'{spelt} {value}'
+
 
 
 def select_lines(opts: Options, lines: List[KernelLine]) -> List[KernelLine]:
@@ -374,7 +413,7 @@ def select_lines(opts: Options, lines: List[KernelLine]) -> List[KernelLine]:
 	if opts.ksrc:
 		mk = os.path.join(opts.ksrc, 'Makefile')
 		if not (os.path.isfile(mk) and os.path.isdir(os.path.join(opts.ksrc, 'kernel'))):
-			raise HarnessError(f'--ksrc {opts.ksrc} is not a kernel tree (give the top '
+			raise HarnessError(f'{given("ksrc", opts.ksrc)} is not a kernel tree (give the top '
 					   'directory of a Linux source tree)')
 		with open(mk, errors='replace') as f:
 			text = f.read()
@@ -382,16 +421,16 @@ def select_lines(opts: Options, lines: List[KernelLine]) -> List[KernelLine]:
 		p = re.search(r'^PATCHLEVEL = (\d+)', text, re.M)
 		version = f'{v.group(1) if v else "?"}.{p.group(1) if p else "?"}'
 		if want and want != version:
-			raise HarnessError(f'--ksrc {opts.ksrc} is Linux {version}, not --kernel {want}: '
-					   f'give one of them, or --kernel {version}')
+			raise HarnessError(f'{given("ksrc", opts.ksrc)} is Linux {version}, not {given("kernel", want)}: '
+					   f'give one of them, or {given("kernel", version)}')
 		want = version
 	if not want:
 		want = names[0]
 	chosen = names if want == 'all' else want.split()
 	for n in chosen:
 		if n not in names:
-			raise HarnessError(f'no series for Linux {n} ({"--ksrc " + opts.ksrc + ", " if opts.ksrc else ""}'
-					   f'--kernel {opts.kernel}); lines: {" ".join(names)} or all')
+			raise HarnessError(f'no series for Linux {n} ({given("ksrc", opts.ksrc) + ", " if opts.ksrc else ""}'
+					   f'{given("kernel", opts.kernel)}); lines: {" ".join(names)} or all')
 	return [l for l in lines if l.name in chosen]
 
 
@@ -689,23 +728,23 @@ class Boot:
 
 
 def select_boots(runs: Sequence[Run], lines: Sequence[KernelLine], opts: Options) -> Dict[str, List[Boot]]:
-	"""The boots of each chosen line that --configs and --arch select (all
-	by default); every chosen line must keep one, every --configs name a run
+	"""The boots of each chosen line that --runs and --arch select (all
+	by default); every chosen line must keep one, every --runs name a run
 	of a chosen line."""
 	boots = {}
 	for line in lines:
 		mine = [r for r in runs if line.name in r.lines]
-		chosen = [r for r in mine if (not opts.configs or r.name in opts.configs)
+		chosen = [r for r in mine if (not opts.runs or r.name in opts.runs)
 			  and (not opts.arch or r.arch.name == opts.arch)]
 		if not chosen:
 			raise HarnessError(
-				f'{"--arch " + opts.arch + " " if opts.arch else ""}--configs "{" ".join(opts.configs)}" '
+				f'{given("arch", opts.arch) + " " if opts.arch else ""}{given("runs", repr(" ".join(opts.runs)))} '
 				f'selects no run of Linux {line.name}; its runs: {" ".join(r.name for r in mine)}')
 		boots[line.name] = [Boot(line.name, r, v, e) for r in chosen for v, e in r.kernels]
 	known = {r.name for r in runs for l in lines if l.name in r.lines
 		 and (not opts.arch or r.arch.name == opts.arch)}
-	for c in opts.configs:
+	for c in opts.runs:
 		if c not in known:
-			raise HarnessError(f'--configs: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
+			raise HarnessError(f'{given("runs", repr(" ".join(opts.runs)))}: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
 					   f'{" on " + opts.arch if opts.arch else ""} in configs/runs.toml')
 	return boots

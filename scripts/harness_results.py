@@ -44,8 +44,10 @@ import enum
 import functools
 import importlib
 import json
+import os
 import re
 import sys
+import textwrap
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from harness_config import CLIENT_CHECKS, Boot, kernel_cmdline
@@ -632,15 +634,57 @@ def table(judged: Sequence[Judged]) -> List[str]:
 	return out
 
 
+def first_failure(j: Judged) -> str:
+	"""The first KTAP line of J's serial log that reports a failure (not
+	ok), one naming a check of its problems first; '' if none."""
+	if not j.report.log or not os.path.isfile(j.report.log):
+		return ''
+	with open(j.report.log, errors='replace') as f:
+		lines = [re.sub(r'^[#\s]*', '', PRINTK.sub('', l)).rstrip() for l in f]
+	bad = [l for l in lines if re.match(r'not ok \d+ ', l)]
+	about = {p.about.split(':')[-1] for p in j.problems}
+	return next((l for l in bad if about & set(l.split()[3:])), bad[0] if bad else '')
+
+
+def boot_line(j: Judged, n: int, of: int, seconds: float) -> str:
+	"""A boot as it ends, as kunit.py's line a test: boot N of OF, its
+	kernel, the checks that passed, the inversions and ties, whether as its run
+	expects, the time; if not, why, its log and its first failing line."""
+	b, r = j.boot, j.report
+	decided = [s for s in r.checks.values() if s is not Status.SKIP]
+	line = (f'[{"FAILED" if j.problems else "PASSED"}] {n}/{of} Linux {b.line} {b.run.arch.name} {b.run.name} '
+		f'{b.variant}: {sum(s is Status.OK for s in decided)}/{len(decided)} checks ok, inversions '
+		f'{r.figures.get("inversions", "-")}, ties {r.figures.get("ties", "-")}, '
+		f'{"UNEXPECTED" if j.problems else "as expected"} ({seconds:.0f}s)')
+	if j.problems:
+		first = first_failure(j)
+		line += f': {"; ".join(p.text for p in j.problems)}; log {r.log}' + (f': {first}' if first else '')
+	return line
+
+
+def terminal_table(judged: Sequence[Judged]) -> List[str]:
+	"""The table for a terminal: a row per boot, the checks that failed
+	named as far as 48 columns go (table()'s, RESULTS', has every one)."""
+	rows = [('run', 'kernel', 'failed', 'inversions', 'ties', 'as expected')]
+	for j in judged:
+		failed = [k for k, v in j.report.checks.items() if v not in (Status.OK, Status.SKIP)]
+		rows.append((j.boot.run.name, j.boot.variant, textwrap.shorten(' '.join(failed), 48, placeholder=' ...') or '-',
+			     j.report.figures.get('inversions', '-'),
+			     j.report.figures.get('ties', '-'), 'no' if j.problems else 'yes'))
+	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+	return ['  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
 # Under each table: what base and patched are.
 WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp_ns(), called by nothing; "
 		       "cn_proc as in the pristine tree); patched: the whole series.")
 
 
-def report(title: str, judged: Sequence[Judged]) -> List[str]:
-	"""The table, every boot that did not end as expected and why, and the
-	count."""
-	out = [f'### {title}', ''] + table(judged) + ['', WHAT_EACH_KERNEL_IS, '']
+def report(title: str, judged: Sequence[Judged], terminal: bool = False) -> List[str]:
+	"""The table (TERMINAL: terminal_table()'s), every boot that did not
+	end as expected and why, and the count."""
+	out = [f'### {title}', ''] + (terminal_table(judged) if terminal else table(judged)) + \
+		['', WHAT_EACH_KERNEL_IS, '']
 	bad = [j for j in judged if j.problems]
 	for j in bad:
 		out.append(f'UNEXPECTED: {j.boot.run.name} {j.boot.variant}: {"; ".join(w.text for w in j.problems)}')

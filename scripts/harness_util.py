@@ -61,7 +61,7 @@ def note(msg: str) -> None:
 	print(f'  {msg}', flush=True)
 
 
-def _now() -> str:
+def now() -> str:
 	return datetime.datetime.now().strftime('%H:%M:%S')
 
 
@@ -72,24 +72,27 @@ _depth = 0
 
 
 @contextlib.contextmanager
-def stage(name: str) -> Iterator[None]:
-	"""A timed stage: its name when it starts, its time when it ends."""
+def stage(name: str, quiet: bool = False) -> Iterator[None]:
+	"""A timed stage: its name when it starts, its time when it ends
+	(QUIET: neither, for a stage that says how it ended itself)."""
 	global _depth
 	start = time.monotonic()
 	entry = [_depth, name, 0.0, None]
 	STAGES.append(entry)
-	print(f'[{_now()}] {name} ...', flush=True)
+	if not quiet:
+		print(f'[{now()}] {name} ...', flush=True)
 	_depth += 1
 	try:
 		yield
 	except BaseException:
 		entry[2:] = [time.monotonic() - start, 'FAILED']
-		print(f'[{_now()}] {name}: FAILED in {entry[2]:.0f}s', flush=True)
+		print(f'[{now()}] {name}: FAILED in {entry[2]:.0f}s', flush=True)
 		raise
 	finally:
 		_depth -= 1
 	entry[2:] = [time.monotonic() - start, 'done']
-	print(f'[{_now()}] {name}: done in {entry[2]:.0f}s', flush=True)
+	if not quiet:
+		print(f'[{now()}] {name}: done in {entry[2]:.0f}s', flush=True)
 
 
 def _mmss(seconds: float) -> str:
@@ -98,10 +101,19 @@ def _mmss(seconds: float) -> str:
 
 
 def stage_summary() -> List[str]:
-	"""Every stage so far with its time, nested as they ran."""
-	width = max((2 * d + len(n) for d, n, _, _ in STAGES), default=0)
+	"""The stages a reader looks for, with their times, nested as they
+	ran: the steps and what they spent a minute on, and any that failed."""
+	shown = [s for s in STAGES if s[0] == 0 or s[2] >= 60 or s[3] != 'done']
+	width = max((2 * d + len(n) for d, n, _, _ in shown), default=0)
 	return [f'  {"  " * d}{n:{width - 2 * d}}  {_mmss(t):>7}{"" if ok == "done" else "  " + (ok or "running")}'
-		for d, n, t, ok in STAGES]
+		for d, n, t, ok in shown]
+
+
+# V=1: each command echoed as it runs; every one is in COMMANDS_LOG always.
+VERBOSE = False
+COMMANDS_LOG: Optional[str] = None
+# A command with a log that runs longer than this says that it still runs.
+PROGRESS_SECONDS = 60
 
 
 def shown(argv: Sequence[str], cwd: Optional[str] = None, env: Optional[dict] = None,
@@ -119,22 +131,31 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 	env: Optional[dict] = None, check: bool = True, timeout: Optional[float] = None,
 	what: Optional[str] = None, capture: str = '', input: Optional[str] = None,
 	quiet: bool = False) -> subprocess.CompletedProcess:
-	"""Run a command, the one way the harness runs one: printed first
-	(unless QUIET, for a query that changes nothing); its output to LOG if
-	given (the tail of it shown on failure), returned as text if CAPTURE
-	('stdout', or 'all' with stderr), else to the terminal; INPUT its
-	standard input. With check, a failure raises HarnessError naming WHAT
-	(the command by default) and the log. A TIMEOUT that passes raises
+	"""Run a command, the one way the harness runs one: written to
+	COMMANDS_LOG first, and printed at V=1 (unless QUIET, for a query that
+	changes nothing); its output to LOG if given (the tail of it shown on
+	failure, and each PROGRESS_SECONDS what it is at), returned as text if
+	CAPTURE ('stdout', or 'all' with stderr), else to the terminal; INPUT
+	its standard input. With check, a failure raises HarnessError naming
+	WHAT (the command by default) and the log. A TIMEOUT that passes raises
 	subprocess.TimeoutExpired, the command killed."""
 	if not quiet:
-		print(f'  $ {shown(argv, cwd, env, log)}', flush=True)
+		if VERBOSE:
+			print(f'  $ {shown(argv, cwd, env, log)}', flush=True)
+		if COMMANDS_LOG and os.path.isdir(os.path.dirname(COMMANDS_LOG)):
+			with open(COMMANDS_LOG, 'a') as c:
+				c.write(f'[{now()}] {STAGES[-1][1] if STAGES else ""}\n$ {shown(argv, cwd, env, log)}\n')
 	full_env = None
 	if env is not None:
 		full_env = dict(os.environ)
 		full_env.update(env)
 	kwargs: Dict[str, Any] = dict(cwd=cwd, env=full_env, timeout=timeout, input=input,
 				      text=bool(capture) or input is not None)
-	if log:
+	if log and input is None:
+		os.makedirs(os.path.dirname(log), exist_ok=True)
+		with open(log, 'w') as f:
+			proc = _run_saying_progress(argv, f, log, what or os.path.basename(argv[0]), cwd, full_env, timeout)
+	elif log:
 		os.makedirs(os.path.dirname(log), exist_ok=True)
 		with open(log, 'w') as f:
 			proc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, **kwargs)
@@ -151,6 +172,28 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 		raise HarnessError(f'{what or argv[0]} failed (exit {proc.returncode})'
 				   + (f', see {log}' if log else ''))
 	return proc
+
+
+def _run_saying_progress(argv: Sequence[str], f: Any, log: str, what: str, cwd: Optional[str],
+			 env: Optional[dict], timeout: Optional[float]) -> subprocess.CompletedProcess:
+	"""subprocess.run() of ARGV, its output to F (LOG), saying each
+	PROGRESS_SECONDS that it runs on: WHAT, and the log's last line."""
+	start = time.monotonic()
+	with subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=cwd, env=env) as p:
+		while True:
+			left = None if timeout is None else start + timeout - time.monotonic()
+			try:
+				p.wait(PROGRESS_SECONDS if left is None else max(0.0, min(left, PROGRESS_SECONDS)))
+				break
+			except subprocess.TimeoutExpired:
+				if left is not None and left <= PROGRESS_SECONDS:
+					p.kill()
+					raise
+			with open(log, errors='replace') as r:
+				last = (r.readlines() or [''])[-1].strip()
+			print(f'[{now()}] {what}: running for {_mmss(time.monotonic() - start)}; its log is at: {last[:72]}',
+			      flush=True)
+	return subprocess.CompletedProcess(argv, p.returncode)
 
 
 def show(argv: Sequence[str], cwd: Optional[str] = None) -> None:

@@ -84,17 +84,18 @@ class HarnessCase(unittest.TestCase):
 		with open(os.path.join(self.linux61, 'Makefile'), 'w') as f:
 			f.write('VERSION = 6\nPATCHLEVEL = 1\n')
 
-	def harness(self, command, commands=False, *args, **variables):
+	def harness(self, command, commands=False, *args, from_make=False, **variables):
 		"""harness.py COMMAND with the flags that the make VARIABLES (and
-		the test's OUT) become, as the Makefile maps them, and ARGS: (exit
-		status, output). Unless COMMANDS, a command it runs fails the
-		test."""
+		the test's OUT) become, as the Makefile maps them (FROM_MAKE: and
+		says), and ARGS: (exit status, output). Unless COMMANDS, a command
+		it runs fails the test."""
 		variables = {**self.env, **variables}
-		flags = [f'--{v.lower().replace("_", "-")}={x}' for v, x in variables.items()
-			 if v != 'XDG_CACHE_HOME' and x]
+		flag = {v: f for o in harness_config.OPTIONS for v, f in zip((o.variable, o.alias.upper()), o.flags)}
+		flags = [f'{flag[v]}={x}' for v, x in variables.items() if v != 'XDG_CACHE_HOME' and x]
 		out = io.StringIO()
 		with contextlib.ExitStack() as stack:
-			stack.enter_context(mock.patch.dict(os.environ, {'XDG_CACHE_HOME': self.env['XDG_CACHE_HOME']}))
+			stack.enter_context(mock.patch.dict(os.environ, {'XDG_CACHE_HOME': self.env['XDG_CACHE_HOME'],
+									 harness.FROM_MAKE: '1' if from_make else ''}))
 			if not commands:
 				stack.enter_context(mock.patch('subprocess.Popen', side_effect=no_commands))
 			stack.enter_context(contextlib.redirect_stdout(out))
@@ -102,10 +103,10 @@ class HarnessCase(unittest.TestCase):
 			status = harness.main([command, *args, *flags])
 		return status, out.getvalue()
 
-	def refused(self, command, word, **env):
-		"""COMMAND exits non-zero with a line naming WORD, never says
-		"passed", and runs no command."""
-		status, out = self.harness(command, **env)
+	def refused(self, command, word, *args, **env):
+		"""COMMAND (with ARGS) exits non-zero with a line naming WORD, never
+		says "passed", and runs no command."""
+		status, out = self.harness(command, False, *args, **env)
 		self.assertNotEqual(status, 0, out)
 		self.assertIn(word, out)
 		self.assertNotIn('passed', out)
@@ -132,8 +133,8 @@ class Options(HarnessCase):
 		self.refused('static-checks', '--kernel all', KSRC=self.linux61, KERNEL='all')
 
 	def test_configs_that_selects_no_run_of_a_chosen_line_is_refused(self):
-		self.refused('boot-test', '--configs', KERNEL='6.1', CONFIGS='rt')
-		self.refused('check', '--configs', KERNEL='all', CONFIGS='rt')
+		self.refused('boot-test', '--runs', KERNEL='6.1', RUNS='rt')
+		self.refused('check', '--runs', KERNEL='all', CONFIGS='rt')
 		self.refused('boot-test', 'smpp2', CONFIGS='smp2 smpp2')
 
 	def test_a_run_expecting_a_check_it_cannot_report_is_refused_before_any_work(self):
@@ -165,6 +166,7 @@ class Options(HarnessCase):
 	def test_bench_measures_one_line_on_x86_64(self):
 		self.refused('bench', '--kernel all', KERNEL='all')
 		self.refused('bench', '--configs', CONFIGS='smp2')
+		self.refused('bench', '--runs', RUNS='smp2')
 		self.refused('bench', '--arch', ARCH='arm64')
 
 	def test_program_arguments_are_checked_as_the_programs_would(self):
@@ -221,13 +223,16 @@ class Options(HarnessCase):
 		       and k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
 		out = subprocess.run(['make', '-n', '-s', '--no-print-directory', '-C', TOP, 'file-diffs', *(f'{k}={v}' for k, v in variables.items())],
 				     env={**env, **(environment or {})}, capture_output=True, text=True, check=True).stdout
-		return shlex.split(out)[2:]
+		return shlex.split(out)[3:]
 
 	def test_the_makefile_makes_each_variable_that_is_set_its_flag(self):
 		values = {o.variable: '1' if not o.metavar else f'x {o.name}' for o in harness_config.OPTIONS}
-		want = [o.flag if not o.metavar else f'{o.flag}=x {o.name}' for o in harness_config.OPTIONS]
+		want = [f'{o.flag}=1' if not o.metavar else f'{o.flag}=x {o.name}' for o in harness_config.OPTIONS]
 		self.assertEqual(self.make_flags(**values), want)
-		self.assertEqual(self.make_flags(environment=values), [f for f in want if not f.startswith('--arch=')])
+		self.assertEqual(self.make_flags(environment=values),
+				 [f for f in want if not f.startswith(('--arch=', '--verbose='))])
+		# A switch's 0 reaches it, to mean off; CONFIGS is RUNS's old name.
+		self.assertEqual(self.make_flags(DRY_RUN='0', CONFIGS='rt'), ['--configs=rt', '--out=out', '--dry-run=0'])
 		self.assertEqual(self.make_flags(OUT='out', KERNEL=''), ['--out=out'])
 		# A value reaches the harness as it was given, quotes and all.
 		self.assertIn('--mutants=case\'s "x" \\', self.make_flags(MUTANTS="case's \"x\" \\"))
@@ -250,6 +255,78 @@ class Options(HarnessCase):
 		status, out = self.harness('bench', False, '-h')
 		for default in ('300', 'bookworm', '-w 4 -t 3 -r 3'):
 			self.assertIn(f'(default: {default})', out)
+
+	def test_each_commands_help_names_only_its_options(self):
+		for c in harness.COMMANDS:
+			out = self.harness(c, False, '-h')[1]
+			for o in harness_config.OPTIONS:
+				if o not in harness.options_of(c):
+					self.assertNotRegex(out, f'{o.flag}\\b', f'{c} -h')
+		self.assertEqual([o.name for o in harness.options_of('results')], ['out', 'verbose'])
+		self.assertNotIn('jobs', [o.name for o in harness.options_of('mails')])
+
+	def given(self, command, *args, **variables):
+		"""The Options COMMAND runs with, given VARIABLES by make (and ARGS)."""
+		got = []
+		with mock.patch.dict(harness.COMMANDS, {command: (lambda opts, lines, ex: got.append(opts) or 0, '')}):
+			status, out = self.harness(command, False, *args, from_make=True, **variables)
+		self.assertEqual(status, 0, out)
+		return got[0]
+
+	def test_a_switch_is_on_at_1_and_off_at_0_as_kbuilds(self):
+		for value in ('0', '1'):
+			opts = self.given('boot-test', DRY_RUN=value, NO_CACHE=value, V=value)
+			self.assertEqual((opts.dry_run, opts.no_cache, opts.verbose, harness_util.VERBOSE, harness_util._bypass),
+					 (value == '1',) * 5)
+		harness_util.bypass_cache(False)
+		harness_util.VERBOSE = False
+		self.assertTrue(self.given('boot-test', '--dry-run').dry_run)	# the flag alone is on
+		out = self.refused('boot-test', 'make boot-test: error: DRY_RUN: 2: 0 (off) or 1 (on)', from_make=True,
+				   DRY_RUN='2')
+		self.assertNotIn('usage', out)
+		self.refused('kunit', 'NO_CACHE: yes: 0 (off) or 1 (on)', from_make=True, NO_CACHE='yes')
+
+	def test_make_names_the_variables_the_user_typed(self):
+		out = self.refused('mails', 'make mails: error: DRY_RUN= is no variable of make mails', from_make=True,
+				   DRY_RUN='1')
+		self.assertNotIn('unrecognized', out)
+		self.refused('boot-test', "CONFIGS='smp9'", from_make=True, CONFIGS='smp9')
+		self.refused('boot-test', "RUNS='smp9'", from_make=True, RUNS='smp9')
+		self.refused('boot-test', 'KSRC=/no/such/tree is not', from_make=True, KSRC='/no/such/tree')
+		self.assertEqual(self.given('boot-test', RUNS='smp2').runs, ('smp2',))
+		self.assertEqual(self.given('boot-test', CONFIGS='smp2').runs, ('smp2',))
+
+	def test_commands_are_echoed_at_v1_and_logged_always(self):
+		log = os.path.join(self.tmp, 'commands.log')
+		with mock.patch.object(harness_util, 'COMMANDS_LOG', log):
+			for verbose in (False, True):
+				out = io.StringIO()
+				with mock.patch.object(harness_util, 'VERBOSE', verbose), contextlib.redirect_stdout(out):
+					harness_util.run(['true', 'x'])
+				self.assertEqual('$ true x' in out.getvalue(), verbose)
+		self.assertEqual(harness_util.file_text(log).count('$ true x\n'), 2)
+
+	def test_make_j_is_jobs(self):
+		with mock.patch.dict(os.environ, {'MAKEFLAGS': ' -j3 --jobserver-auth=3,4'}):
+			self.assertEqual(self.given('boot-test').jobs, 3)
+			self.assertEqual(self.given('boot-test', JOBS='5').jobs, 5)
+			self.given('results')	# which builds nothing: -j3 is no error
+
+	def test_make_help_lists_the_targets_and_variables(self):
+		out = subprocess.run(['make', '-s', '--no-print-directory', '-C', TOP, 'help'], capture_output=True,
+				     text=True, check=True).stdout
+		for t in ('boot-test', 'check', 'mails', 'setup', 'clean'):
+			self.assertRegex(out, f'\\n  {t} ')
+		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', harness_config.CONFIGS):
+			self.assertIn(harness.option_list(), out)
+
+
+class StageSummary(unittest.TestCase):
+	def test_the_summary_keeps_the_steps_what_took_a_minute_and_what_failed(self):
+		stages = [[0, 'step', 70.0, 'done'], [1, 'quick', 2.0, 'done'], [1, 'build', 61.0, 'done'],
+			  [1, 'boot', 3.0, 'FAILED'], [0, 'next', 1.0, 'done']]
+		with mock.patch.object(harness_util, 'STAGES', stages):
+			self.assertEqual([l.split()[0] for l in harness_util.stage_summary()], ['step', 'build', 'boot', 'next'])
 
 
 class Runs(unittest.TestCase):
@@ -713,7 +790,8 @@ class Orchestration(HarnessCase):
 			# The guest is built from the tree at the series.
 			self.assertEqual(self.moves, ['patched'] if present else [])
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
-		self.assertNotEqual(self.harness('boot', False, '6.1', 'rt', 'patched')[0], 0)
+		out = self.refused('boot', 'error: no run rt of Linux 6.1', '6.1', 'rt', 'patched')
+		self.assertNotIn('--runs', out)
 
 	def test_parse_judges_a_saved_log_as_boot_does(self):
 		"""parse LOG LINE RUN VARIANT: the verdict and table of the boot,
@@ -735,6 +813,18 @@ class Orchestration(HarnessCase):
 			status, out = self.harness('parse', False, log + '.none', '7.3', 'smp2', 'patched')
 			self.assertEqual(status, 1, out)
 			self.assertIn('no such file', out)
+			# Its one line, as a boot's when it ends: an unexpected one with
+			# its log and first failing KTAP line; a mutant's as its run expects.
+			base = os.path.join(LOGS, 'x86_64-smp2-base.log')
+			status, out = self.harness('parse', False, base, '7.3', 'smp2', 'patched')
+			self.assertRegex(out, r'(?m)^\[FAILED\] 1/1 Linux 7.3 x86_64 smp2 patched: \d+/\d+ checks ok, '
+					 r'inversions 8, ties 0, UNEXPECTED \(0s\): .*load_order failed.*; log '
+					 + re.escape(base) + ': not ok 17 load_order$')
+			mutant = os.path.join(LOGS, 'x86_64-mutant-helper.log')
+			status, out = self.harness('parse', False, mutant, '7.3', 'mutant-helper', 'plain-ktime-get-ns')
+			self.assertEqual(status, 0, out)
+			self.assertRegex(out, r'(?m)^\[PASSED\] 1/1 Linux 7.3 x86_64 mutant-helper plain-ktime-get-ns: '
+					 r'\d+/\d+ checks ok, inversions -, ties -, as expected \(0s\)$')
 
 	def test_mutants_are_built_after_the_series(self):
 		status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log', CONFIGS='mutant-domains jiffies')

@@ -443,6 +443,44 @@ class Logs(unittest.TestCase):
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
+class BootLine(unittest.TestCase):
+	"""A boot's one line as it ends (kunit.py's line a test)."""
+
+	def test_a_mutant_kernel_not_as_expected_names_its_log_and_first_failing_line(self):
+		b = boot('mutant-helper', 'plain-ktime-get-ns')
+		reported, why = judge('x86_64-mutant-helper.log', b)
+		line = harness_results.boot_line(harness_results.Judged(b, reported, tuple(why)), 3, 12, 49.4)
+		self.assertRegex(line, r'^\[PASSED\] 3/12 Linux 7.3 x86_64 mutant-helper plain-ktime-get-ns: 2/5 checks ok, '
+				 r'inversions -, ties -, as expected \(49s\)$')
+		# Booted as a kernel that must pass everything: the mutant is caught.
+		b = harness_config.dataclasses.replace(b, expect=harness_config.Expect())
+		why = harness_results.verdict(reported, b, ())
+		line = harness_results.boot_line(harness_results.Judged(b, reported, tuple(why)), 3, 12, 49.4)
+		self.assertEqual(line, '[FAILED] 3/12 Linux 7.3 x86_64 mutant-helper plain-ktime-get-ns: 2/5 checks ok, '
+				 'inversions -, ties -, UNEXPECTED (49s): kunit:ktime_stamp_ns_clock_stalled_test failed; '
+				 'kunit:ktime_stamp_ns_concurrent_test failed; kunit:ktime_stamp_ns_increasing_test failed; '
+				 f'log {os.path.join(LOGS, "x86_64-mutant-helper.log")}: not ok 1 ktime_stamp_ns_increasing_test')
+
+	def test_the_first_failing_line_is_one_of_a_check_that_made_it_unexpected(self):
+		b = boot('smp2', 'base')
+		reported, _ = judge('x86_64-smp2-base.log', b)
+		unique = harness_results.Problem('failed', 'load_unique', 'load_unique failed')
+		self.assertEqual(harness_results.first_failure(harness_results.Judged(b, reported, (unique,))),
+				 'not ok 18 load_unique')
+		other = harness_results.Problem('timed_out', '', 'boot timed out')
+		self.assertEqual(harness_results.first_failure(harness_results.Judged(b, reported, (other,))),
+				 'not ok 17 load_order')
+
+	def test_the_terminal_table_is_narrow(self):
+		judged = [harness_results.Judged(boot(r, v), judge(log, boot(r, v))[0], ())
+			  for r, v, log in (('smp2', 'base', 'x86_64-smp2-base.log'), ('smp2', 'patched', 'x86_64-smp2-patched.log'),
+					    ('mutant-helper', 'plain-ktime-get-ns', 'x86_64-mutant-helper.log'))]
+		rows = harness_results.terminal_table(judged)
+		self.assertLessEqual(max(len(r) for r in rows), 120)
+		self.assertEqual(rows[1].split()[:2], ['smp2', 'base'])
+
+
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
 class Table(unittest.TestCase):
 	def judged(self, log, b):
 		reported, why = judge(log, b)
