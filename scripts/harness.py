@@ -385,7 +385,7 @@ def make_flags() -> str:
 
 
 def option_list() -> str:
-	"""The README's list of the options, as make variables."""
+	"""doc/harness.txt's list of the options, as make variables."""
 	out = []
 	for o in OPTIONS:
 		cmds = ', '.join(o.commands) if o.commands else 'every command'
