@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # cn_proc ordered timestamps: the series, its tests and the harness. Each
 # target is one command of scripts/harness.py, each variable one of its
-# options: "make help" lists them (and the README's option list); after
+# options: "make help" lists them (and doc/harness.txt's option list); after
 # make setup, "make boot-test" builds base and patched kernels, boots them
 # in QEMU and prints base vs patched.
 

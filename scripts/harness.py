@@ -408,7 +408,7 @@ def make_flags() -> str:
 
 def make_help(targets: List[str]) -> str:
 	"""make help: the make TARGETS that are harness.py's commands, what
-	each does, then the variables (the README's option list)."""
+	each does, then the variables (doc/harness.txt's option list)."""
 	out = ['make TARGET [VARIABLE=VALUE ...]; the targets (all: boot-test):']
 	out += [textwrap.fill(COMMANDS[t][1], 76, initial_indent=f'  {t:18}', subsequent_indent=' ' * 20)
 		for t in targets if t in COMMANDS]
@@ -445,7 +445,7 @@ def from_make(command: str, argv: List[str]) -> Tuple[List[str], List[str]]:
 
 
 def option_list() -> str:
-	"""The README's list of the options, as make variables."""
+	"""doc/harness.txt's list of the options, as make variables."""
 	out = []
 	for o in OPTIONS:
 		cmds = ', '.join(o.commands) if o.commands else 'every command' + \

@@ -187,7 +187,7 @@ def _flavour(where: str, name: str) -> str:
 # Options ----------------------------------------------------------------
 #
 # Each option is one row of OPTIONS: harness.py's argparse flags (and so
-# -h), the Makefile's variables (harness.py make-flags) and the README's
+# -h), the Makefile's variables (harness.py make-flags) and doc/harness.txt's
 # option list are all made from it. A row's type, argparse's type=, checks
 # and converts the value as given, raising ArgumentTypeError with what is
 # accepted; what depends on configs/ as a whole (the lines, the runs) is
@@ -270,7 +270,7 @@ STORM_OPTIONS = 'wtr'		# workers, seconds per round, rounds
 class Options:
 	"""The options of one command, typed and checked (OPTIONS, the flags
 	of harness.py, made them). The defaults here are the only ones: -h and
-	the README show them from these fields."""
+	doc/harness.txt show them from these fields."""
 	kernel: str = ''		# the lines; '' is the newest (check: all)
 	ksrc: str = ''
 	runs: Tuple[str, ...] = ()	# runs of configs/runs.toml; () is every one
@@ -296,7 +296,7 @@ class Option:
 	field, and the make variable NAME in capitals."""
 	name: str
 	metavar: str			# '' for a switch, which takes no value
-	# The README's VARIABLE=EXAMPLE; a function where configs/ gives it,
+	# doc/harness.txt's VARIABLE=EXAMPLE; a function where configs/ gives it,
 	# so that a line or an architecture is added there alone.
 	example: Union[str, Callable[[], str]]
 	help: str
@@ -305,7 +305,7 @@ class Option:
 	but: Tuple[str, ...] = ()	# where COMMANDS is None, those that do not take it
 	alias: str = ''			# another name of the flag and the variable
 	make_variable: str = ''		# the variable, where not NAME in capitals
-	shown_default: str = ''		# the default as -h and the README say it, where the field's is not that
+	shown_default: str = ''		# the default as -h and doc/harness.txt say it, where the field's is not that
 	# Taken from make's command line only, never from the environment.
 	command_line_only: bool = False
 
@@ -331,7 +331,7 @@ class Option:
 
 	@property
 	def default(self) -> str:
-		"""The default as -h and the README say it, '' for none to say."""
+		"""The default as -h and doc/harness.txt say it, '' for none to say."""
 		if self.shown_default:
 			return self.shown_default
 		value = getattr(Options(), self.name)

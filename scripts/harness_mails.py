@@ -36,7 +36,7 @@ tree the series made.
 b4 (bookworm's 0.12) is not used to write them: b4 prep keeps the
 cover letter in an empty commit edited through $EDITOR, and its send -o
 writes a change-id of that local commit; its --auto-to-cc runs
-get_maintainer.pl as here (README, Posting the series).
+get_maintainer.pl as here (doc/posting.txt).
 """
 
 import dataclasses

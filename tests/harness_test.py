@@ -199,13 +199,13 @@ class Options(HarnessCase):
 		self.refused('boot-test', 'unrecognized arguments: --mutants', MUTANTS='kunit')
 
 	def test_the_readmes_option_list_is_the_table(self):
-		readme = harness_util.file_text(os.path.join(TOP, 'README'))
+		readme = harness_util.file_text(os.path.join(TOP, 'doc', 'harness.txt'))
 		# Its examples of --kernel and --arch are configs/' lines and
 		# architectures.
 		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR', harness_config.CONFIGS):
 			options = harness.option_list()
 		self.assertIn('\n\n' + options + '\n\n', readme,
-			      "the README's option list is not harness.option_list(): paste it")
+			      "doc/harness.txt's option list is not harness.option_list(): paste it")
 
 	def test_the_option_lists_lines_and_architectures_are_those_of_configs(self):
 		line = harness_config.load_lines()[0]
