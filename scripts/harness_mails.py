@@ -39,6 +39,7 @@ from typing import Any, List, Optional, Tuple
 
 from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
+from harness_static import checkpatch_argv, checkpatch_blind
 from harness_util import TOP, HarnessError, file_text, note, run
 
 COVER_LETTER = os.path.join(TOP, 'patches', '0000-cover-letter.patch')
@@ -202,8 +203,9 @@ def check_mails(src: str, files: List[str], mails: List[str], scratch: str, iden
 	"""checkpatch --strict clean on each patch mail, and git am of them
 	all on the pristine files."""
 	for m in mails[1:]:
-		proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m], cwd=src,
-			   capture='all', check=False)
+		proc = run(checkpatch_argv(m), cwd=src, capture='all', check=False)
+		if checkpatch_blind(proc.stdout):
+			raise HarnessError(f'checkpatch: {os.path.basename(m)}: {checkpatch_blind(proc.stdout)}')
 		total = re.search(r'^total: .*$', proc.stdout, re.M)
 		if proc.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
 			print(proc.stdout, end='', flush=True)
