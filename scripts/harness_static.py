@@ -549,18 +549,21 @@ class StaticChecks:
 			backport_ok = (self.line.name != self.newest and warnings == ['Duplicate signature']
 				       and re.search(r'total: 0 errors, 1 warnings, 0 checks', out))
 			if re.search(r'total: 0 errors, 0 warnings, 0 checks', out) or backport_ok:
-				note(f'checkpatch --strict: {os.path.basename(p)}: {total.group(0) if total else "?"}'
+				note(f'checkpatch (NIPA\'s flags): {os.path.basename(p)}: {total.group(0) if total else "?"}'
 				     + (" (the 1 warning: the backporter's Signed-off-by)" if backport_ok else ''))
 			else:
 				print('\n'.join(l for l in out.splitlines() if re.match(r'(ERROR|WARNING|CHECK|total|#)', l)),
 				      flush=True)
-				print(f'error: checkpatch --strict: {os.path.relpath(p, TOP)} is not clean', flush=True)
+				print(f'error: checkpatch (NIPA\'s flags): {os.path.relpath(p, TOP)} is not clean', flush=True)
 				bad = True
 		if bad:
 			raise HarnessError(f'checkpatch (NIPA\'s flags): {self.series} is not clean')
 
 	def netdev_checks(self) -> None:
 		"""NETDEV_CHECKS on each patch, the tree at patched."""
+		if self.ex.dry:
+			self.ex.comment('header_inline, source_inline, verify_signedoff, check_selftest on each patch\'s diff')
+			return
 		bad = []
 		for name, check in NETDEV_CHECKS:
 			found = [f'{name}: {os.path.basename(p)}: {f}' for p in self.tree.patches for f in check(p, self.tree.path)]
@@ -782,6 +785,9 @@ class StaticChecks:
 		LOG, and a line 'exit status N' there if it failed."""
 		argv = compile_argv(cmd_file, src, src[:-2] + '.o')
 		proc = subprocess.run([argv[0], *flags, *argv[1:]], cwd=build, capture_output=True, text=True, check=False)
+		# Only the verdict's inputs go into the cache.
+		if os.path.exists(src[:-2] + '.o'):
+			os.remove(src[:-2] + '.o')
 		with open(log, 'w') as f:
 			f.write(proc.stderr if '-H' not in flags else
 				''.join(l + '\n' for l in proc.stderr.splitlines() if not re.match(r'\.+ |Multiple include guards', l)
@@ -857,8 +863,20 @@ class StaticChecks:
 				self.quilt_round_trip()
 		with ex.stage(f'{n}: git am'):
 			self.git_am()
-		with ex.stage(f'{n}: checkpatch --strict'):
-			self.checkpatch()
+		with ex.stage(f'{n}: netdev\'s patch checks (NIPA\'s): checkpatch, header_inline, source_inline, '
+			      'verify_signedoff, check_selftest'):
+			# Each one's findings shown before any fails; the selftest
+			# check reads the tree at patched.
+			if not ex.dry:
+				self.tree.move_to('patched')
+			failed: List[str] = []
+			for patch_check in (self.checkpatch, self.netdev_checks):
+				try:
+					patch_check()
+				except HarnessError as e:
+					failed.append(str(e))
+			if failed:
+				raise HarnessError('; '.join(failed))
 		with ex.stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
 			check = self.sparse()
 			if not ex.dry:
@@ -882,12 +900,6 @@ class StaticChecks:
 				if not ex.dry:
 					self.tree.move_to('patched')
 				self.kselftest_check()
-		with ex.stage(f'{n}: netdev\'s header_inline, source_inline, verify_signedoff, check_selftest'):
-			# The tree is at patched, the last of VARIANTS.
-			if ex.dry:
-				ex.comment('each patch\'s diff, the tree at patched')
-			else:
-				self.netdev_checks()
 		if ex.dry:
 			ex.comment('then: no new kernel-doc, sparse or W=1 warning; base\'s code of '
 				   + ', '.join(same) + ' the pristine tree\'s')

@@ -807,7 +807,8 @@ class StaticComparisons(unittest.TestCase):
 
 	def test_the_tree_pristine_base_patched_and_what_each_builds(self):
 		self.assertTrue(self.run_all())
-		self.assertEqual(self.moves, ['pristine', 'base', 'patched'])
+		# patched first for netdev's patch checks.
+		self.assertEqual(self.moves, ['patched', 'pristine', 'base', 'patched'])
 		same = ['drivers/connector/cn_proc.o']
 		self.assertEqual(self.builds, [('x86_64', 'pristine', None), ('arm64', 'pristine', None),
 					       ('x86_64', 'base', same), ('arm64', 'base', same),
