@@ -61,6 +61,8 @@ SPARSE_PACKAGES = ('sparse', 'libc6')
 SPARSE = 'usr/bin/sparse'
 LIBDIR = 'usr/lib/x86_64-linux-gnu'
 LOADER = LIBDIR + '/ld-linux-x86-64.so.2'
+# netdev's minimum build's configuration (allmod_build()).
+ALLMODCONFIG = 'allmodconfig'
 # What kbuild says, and then builds without sparse, when CHECK cannot
 # check the tree (scripts/checker-valid.sh).
 SPARSE_REFUSED = re.compile(r'C=\d specified, but .* (?:too old|not available|not up to date)')
@@ -796,6 +798,49 @@ class StaticChecks:
 				f.write(f'exit status {proc.returncode}\n')
 		return proc
 
+	def allmod_build(self, variant: str) -> str:
+		"""netdev's minimum build (maintainer-netdev.rst): allmodconfig,
+		W=1, of the directories of the series' objects, with gcc, on
+		x86_64, in its own build directory; its log and warnings (as
+		check_build()'s) in LOGS/LINE/allmodconfig-VARIANT/, cached under
+		the source, compiler, commands and what the tree has of the
+		series. allmodconfig makes CONNECTOR a module, and so no
+		PROC_EVENTS: cn_proc.o is not among its objects. (Debian
+		bookworm's clang 14 is older than 7.3's minimum, LLVM 17.)"""
+		arch = load_arch('x86_64')
+		out = os.path.join(self.tree.logs, f'allmodconfig-{variant}')
+		build = os.path.join(self.tree.line_out, 'build', 'allmodconfig')
+		dirs = check_targets(load_arch('i386'), 'patched', self._objects())
+		argv = kmake_argv(self.tree.path, build, arch, self.opts.jobs, 'W=1', *dirs)
+		if self.ex.dry:
+			self.ex.comment(f'allmodconfig {variant}: unless the cache has its result')
+		else:
+			key = cache_key(self.tree.id, tool_versions(arch), make_argv_id(arch, ALLMODCONFIG),
+					make_argv_id(arch, 'W=1', *dirs),
+					*([self.tree.digest] if variant == 'patched' else []))
+			if cache_get('checks', key, out):
+				note(f'allmodconfig {variant}: {len(file_text(os.path.join(out, "warnings")).splitlines())} '
+				     f'warnings (from the cache, {key})')
+				return out
+			shutil.rmtree(out, ignore_errors=True)
+			os.makedirs(out)
+			for d in dirs:
+				for o in glob.glob(os.path.join(build, d, '*.o')):
+					os.remove(o)
+		if self.ex.dry or not os.path.isfile(os.path.join(build, '.config')):
+			self.ex.run(Cmd.of(kmake_argv(self.tree.path, build, arch, self.opts.jobs, ALLMODCONFIG),
+					   log=os.path.join(self.tree.logs, 'config-allmodconfig.log')))
+		self.ex.run(Cmd.of(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} did not build'))
+		if self.ex.dry:
+			return out
+		warnings = sorted({re.sub(r':[0-9]+(:[0-9]+)?:', ':', l.replace(self.tree.path + '/', ''), count=1)
+				   for l in file_text(os.path.join(out, 'log')).splitlines() if 'warning:' in l or 'error:' in l})
+		with open(os.path.join(out, 'warnings'), 'w') as f:
+			f.write(''.join(w + '\n' for w in warnings))
+		note(f'allmodconfig {variant}: {" ".join(dirs)}: {len(warnings)} warnings')
+		cache_put(out, 'checks', key)
+		return out
+
 	def check_argv(self, arch: Arch, build: str, targets: List[str], check: str = '') -> List[str]:
 		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS,
 				  f'CHECK={check or self.sparse()}', *targets)
@@ -895,6 +940,9 @@ class StaticChecks:
 				objs = same if variant == 'base' else None
 				with ex.stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
 					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
+			if variant != 'base' and n == self.newest:
+				with ex.stage(f'{n}: {variant} allmodconfig (netdev\'s minimum build): W=1'):
+					results[variant, 'allmodconfig'] = self.allmod_build(variant)
 		if self.has_selftest():
 			with ex.stage(f'{n}: the selftest\'s builds'):
 				if not ex.dry:
@@ -906,6 +954,10 @@ class StaticChecks:
 			return
 		with ex.stage(f'{n}: kernel-doc: new warnings'):
 			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])
+		if n == self.newest:
+			with ex.stage(f'{n}: allmodconfig: new warnings'):
+				self.no_new('allmodconfig W=1', os.path.join(results['pristine', 'allmodconfig'], 'warnings'),
+					    os.path.join(results['patched', 'allmodconfig'], 'warnings'))
 		for arch, flavour in self.line.static_checks:
 			with ex.stage(f'{n}: {arch} {flavour}: new warnings'):
 				self.no_new(f'{arch} {flavour}', os.path.join(results['pristine', arch, flavour], 'warnings'),

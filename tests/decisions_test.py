@@ -770,6 +770,12 @@ class StaticComparisons(unittest.TestCase):
 				f.write('a.c: warning: old\n' + ('a.c: warning: new\n' if (name, variant) == extra else ''))
 			return path
 
+		def allmod_build(variant):
+			out = os.path.join(d, f'allmodconfig-{variant}.d')
+			os.makedirs(out, exist_ok=True)
+			os.replace(warnings('allmodconfig', variant, new_in), os.path.join(out, 'warnings'))
+			return out
+
 		def check_build(arch, flavour, variant, objs=None):
 			self.builds.append((arch, variant, objs))
 			out = os.path.join(d, f'{arch}-{variant}.d')
@@ -788,7 +794,7 @@ class StaticComparisons(unittest.TestCase):
 		     mock.patch.object(sc, '_objects', lambda files=None: ['drivers/connector/cn_proc.o'] if files else None), \
 		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'move_to', self.moves.append), \
 		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
-		     mock.patch.object(sc, 'check_build', check_build), \
+		     mock.patch.object(sc, 'check_build', check_build), mock.patch.object(sc, 'allmod_build', allmod_build), \
 		     mock.patch.object(sc, 'kselftest_check', kselftest_check or mock.Mock()), quiet():
 			try:
 				sc.run_all()
@@ -798,11 +804,11 @@ class StaticComparisons(unittest.TestCase):
 
 	def test_warnings_the_pristine_tree_has_pass(self):
 		self.assertTrue(self.run_all(None))
-		for where in ('kernel-doc', 'x86_64', 'arm64'):
+		for where in ('kernel-doc', 'x86_64', 'arm64', 'allmodconfig'):
 			self.assertTrue(self.run_all((where, 'pristine')), where)
 
 	def test_a_warning_the_series_adds_fails(self):
-		for where in ('kernel-doc', 'x86_64', 'arm64'):
+		for where in ('kernel-doc', 'x86_64', 'arm64', 'allmodconfig'):
 			self.assertFalse(self.run_all((where, 'patched')), where)
 
 	def test_the_tree_pristine_base_patched_and_what_each_builds(self):
