@@ -629,6 +629,12 @@ class HeaderAlone(unittest.TestCase):
 			self.assertEqual(harness_static.compile_argv(f.name, '/o/t.c', '/o/t.o'),
 					 ['powerpc-linux-gnu-gcc', '-nostdinc', '-DKBUILD_MODFILE="kernel/time/jiffies"',
 					  '-c', '-o', '/o/t.o', '/o/t.c'])
+		with tempfile.NamedTemporaryFile('w', suffix='.cmd') as f:
+			f.write("cmd_drivers/connector/cn_proc.o := gcc -Wp,-MMD,drivers/connector/.cn_proc.o.d -nostdinc "
+				"-c -o drivers/connector/cn_proc.o /src/drivers/connector/cn_proc.c  \n")
+			f.flush()
+			self.assertEqual(harness_static.compile_argv(f.name, '/o/t.c', '/o/t.o'),
+					 ['gcc', '-nostdinc', '-c', '-o', '/o/t.o', '/o/t.c'])
 		self.assertEqual(harness_static.include_closure(
 			'. /src/include/linux/atomic.h\n.. ./arch/x/include/generated/asm/a.h\nMultiple include guards\n',
 			'/src'), ['include/linux/atomic.h', 'arch/x/include/generated/asm/a.h'])
