@@ -52,6 +52,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
+from harness_static import checkpatch_argv, checkpatch_blind
 from harness_util import TOP, HarnessError, cache_adopt, cache_new, cache_path, file_text, note, run
 
 # The series' version, the one place it is kept: every subject's
@@ -513,10 +514,11 @@ def check_mails(work: str, base: Base, patches: Sequence[str], mails: List[str],
 
 
 def checkpatch(work: str, mails: Sequence[str]) -> None:
-	"""checkpatch --strict of WORK's tree clean on each of MAILS."""
+	"""checkpatch of WORK's tree, as NIPA runs it, clean on each of MAILS."""
 	for m in mails:
-		proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', m], cwd=work,
-			   capture='all', check=False)
+		proc = run(checkpatch_argv(m), cwd=work, capture='all', check=False)
+		if checkpatch_blind(proc.stdout):
+			raise HarnessError(f'checkpatch: {os.path.basename(m)}: {checkpatch_blind(proc.stdout)}')
 		total = re.search(r'^total: .*$', proc.stdout, re.M)
 		if proc.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
 			print(proc.stdout, end='', flush=True)

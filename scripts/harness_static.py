@@ -26,12 +26,15 @@
 
 import contextlib
 import filecmp
+import fnmatch
+import glob
 import os
 import re
 import shlex
 import shutil
 import struct
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+import subprocess
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from harness_arch import Arch
 from harness_config import KernelLine, Options, booting_arches, load_arch
@@ -58,6 +61,8 @@ SPARSE_PACKAGES = ('sparse', 'libc6')
 SPARSE = 'usr/bin/sparse'
 LIBDIR = 'usr/lib/x86_64-linux-gnu'
 LOADER = LIBDIR + '/ld-linux-x86-64.so.2'
+# netdev's minimum build's configuration (allmod_build()).
+ALLMODCONFIG = 'allmodconfig'
 # What kbuild says, and then builds without sparse, when CHECK cannot
 # check the tree (scripts/checker-valid.sh).
 SPARSE_REFUSED = re.compile(r'C=\d specified, but .* (?:too old|not available|not up to date)')
@@ -118,6 +123,93 @@ def sparse_ran(log: str, objs: Sequence[str]) -> List[str]:
 		return [f'kbuild ran no sparse: "{m.group(0)}"']
 	return [f'no sparse on {o[:-2]}.c' for o in objs
 		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$', text, re.M)]
+
+def check_targets(arch: Arch, variant: str, objs: Sequence[str]) -> List[str]:
+	"""What a check build of OBJS builds: on an architecture that is built
+	for the static checks only (the 32-bit ones), the directories of the
+	objects whole (DIR/, as kbuild takes a directory), so that a header
+	the series changes is compiled by every object there that includes
+	it (kernel/time/time.o as well as timekeeping.o); elsewhere, and at
+	base (whose build is only for the code of OBJS), the objects."""
+	if arch.boots or variant == 'base':
+		return list(objs)
+	return sorted({os.path.dirname(o) + '/' for o in objs})
+
+
+def diff_lines(patches: Sequence[str], sign: str, pattern: str) -> List[Tuple[str, str]]:
+	"""(file, text) of each line that PATCHES add (SIGN '+') or remove
+	('-') in a file whose path matches PATTERN (fnmatch), in their
+	diffs only (not the commit messages), the sign dropped."""
+	found = []
+	for p in patches:
+		path = ''
+		in_diff = False
+		for l in file_text(p).splitlines():
+			if l.startswith('diff --git '):
+				in_diff, path = True, ''
+			elif in_diff and l.startswith('+++ '):
+				path = l[6:] if l.startswith('+++ b/') else ''
+			elif in_diff and l.startswith('--- '):
+				continue
+			elif in_diff and l == '-- ':
+				in_diff = False
+			elif in_diff and path and l.startswith(sign) and fnmatch.fnmatchcase(path, pattern):
+				found.append((path, l[1:]))
+	return found
+
+
+# The series' headers alone: a translation unit of one header
+# (HEADER_ALONE, a struct it adds defined), compiled as kbuild compiles
+# the objects of the check build (W=1), must give no warning; and each
+# header the series makes it include must not include it back (gcc -H).
+HEADER_ALONE = 'header-alone'
+CLOSURE = 'closure'
+
+
+def compile_argv(cmd_file: str, src: str, obj: str) -> List[str]:
+	"""The command kbuild compiled an object with (CMD_FILE, its .o.cmd),
+	compiling SRC into OBJ instead, without the dependency file."""
+	# savedcmd_ since 6.4, cmd_ before (6.1).
+	m = re.match(r'(?:saved)?cmd_\S+ := (.*?) -c -o \S+ \S+\.c(?:\s|$)', file_text(cmd_file))
+	if not m:
+		raise HarnessError(f'{cmd_file}: no compile command in it')
+	return [*(a for a in shlex.split(m.group(1)) if not a.startswith('-Wp,-MMD,')), '-c', '-o', obj, src]
+
+
+def include_closure(h_output: str, tree: str) -> List[str]:
+	"""The headers gcc -H lists (a line of dots, a space, the path), each
+	relative to TREE where it is in TREE."""
+	paths = []
+	for l in h_output.splitlines():
+		m = re.fullmatch(r'\.+ (\S+)', l)
+		if m:
+			path = os.path.normpath(m.group(1))
+			paths.append(os.path.relpath(path, tree) if path.startswith(tree.rstrip('/') + '/') else path)
+	return paths
+
+
+def header_alone_problems(out: str) -> List[str]:
+	"""What the header-alone results in a check build's directory OUT show:
+	each compile's warning or error (or failure), and each header the
+	series' own header may not be included from that an added include's
+	closure reaches (a cycle). None if the build has none of them to
+	judge (a check of another architecture)."""
+	problems = []
+	for log in sorted(glob.glob(os.path.join(out, HEADER_ALONE + '-*.log'))):
+		for l in file_text(log).splitlines():
+			if 'warning:' in l or 'error:' in l or l.startswith('exit status'):
+				problems.append(f'{os.path.basename(log)}: {l}')
+	for closure in sorted(glob.glob(os.path.join(out, CLOSURE + '-*.txt'))):
+		lines = file_text(closure).splitlines()
+		# The first line: the headers that include the series' header
+		# (and it), which the closure must not reach.
+		forbidden = lines[0].split() if lines else []
+		for h in lines[1:]:
+			if any(h == f or h.endswith('/' + f) for f in forbidden):
+				problems.append(f'{os.path.basename(closure)}: reaches {h}: an include cycle')
+	return problems
+
+
 TAG = re.compile(r'^(Fixes|Cc|Link|Closes|[A-Z][A-Za-z-]*-by): ', re.M)
 # The selftest's builds: each listener (configs/arch/) of each
 # architecture that boots, with each compiler.
@@ -163,9 +255,190 @@ def elf_problem(prog: str, arch: Arch, bits: int) -> str:
 	return ''
 
 
+# checkpatch as netdev's patchwork CI (NIPA: tests/patch/checkpatch/)
+# runs it on every patch: --strict, codespell, 80 columns, its list of
+# ignored types; and UNKNOWN_COMMIT_ID, as the tree has no git history to
+# look commit ids up in. Debian's codespell keeps its dictionary in its
+# Python package, where checkpatch looks for it only with a python3 that
+# has codespell_lib: named here.
+CHECKPATCH_IGNORE = ('COMMIT_LOG_LONG_LINE', 'MACRO_ARG_REUSE', 'ALLOC_SIZEOF_STRUCT', 'NO_AUTHOR_SIGN_OFF',
+		     'GIT_COMMIT_ID', 'CAMELCASE', 'FILE_PATH_CHANGES', 'BAD_REPORTED_BY_LINK', 'UNKNOWN_COMMIT_ID')
+CODESPELL_DICTIONARY = '/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt'
+# What checkpatch says, and then checks no spelling, without it.
+CODESPELL_MISSING = 'No codespell typos will be found'
+
+
 def checkpatch_argv(patch: str) -> List[str]:
-	# The tree has no git history to look commit ids up in.
-	return ['perl', 'scripts/checkpatch.pl', '--strict', '--ignore', 'UNKNOWN_COMMIT_ID', patch]
+	"""checkpatch.pl as NIPA runs it, on PATCH (make mails's too)."""
+	return ['perl', 'scripts/checkpatch.pl', '--strict', '--codespell', f'--codespellfile={CODESPELL_DICTIONARY}',
+		'--max-line-length=80', '--ignore=' + ','.join(CHECKPATCH_IGNORE), patch]
+
+
+def checkpatch_blind(out: str) -> str:
+	"""Why checkpatch, whose output is OUT, checked less than it was asked
+	to: '' if it did not say so."""
+	if CODESPELL_MISSING in out:
+		return f'"{CODESPELL_MISSING}": it ran without {CODESPELL_DICTIONARY} (Debian\'s codespell)'
+	return ''
+
+
+# netdev's other patch checks (NIPA's tests/patch/), each on every patch
+# of the series, in this project's own terms:
+#   header_inline     a function a header adds static or with its body,
+#                     without inline
+#   source_inline     more lines with the inline keyword added to .c
+#                     files than removed
+#   verify_signedoff  the author's Signed-off-by, and the chain ending in
+#                     the sender's (who commits what he posts)
+#   check_selftest    a selftest file the series adds named in its
+#                     directory's Makefile, a program it adds in its
+#                     .gitignore; the config, .gitignore and Makefile it
+#                     touches in the order netdev keeps them
+# (kdoc, the fifth, is the kernel-doc check: no new warning.)
+HEADER_STATIC_NOT_INLINE = re.compile(r'static\s+(?!(?:__always_)?inline\b).*\(')
+HEADER_BODY_NOT_INLINE = re.compile(
+	r'(?:static\s+)?(?!(?:__always_)?inline\s)(?:(?:unsigned|signed|long|short)\s+)*'
+	r'(?:char|bool|void|int|[us]\d+)\s+\w+\(.*\)\s*\{')
+SELFTESTS = 'tools/testing/selftests/'
+# The Makefile variables that list a selftest directory's programs.
+SELFTEST_PROGRAMS = re.compile(r'(TEST_GEN_PROGS(?:_EXTENDED)?|TEST_GEN_FILES|TEST_PROGS|TEST_FILES)\s*\+?:?=')
+
+
+def code_of(line: str) -> str:
+	"""LINE of C without its comments (a line inside a block comment:
+	nothing)."""
+	if re.match(r'\s*(?:\*|/\*)', line):
+		return re.sub(r'.*\*/', '', line) if '*/' in line else ''
+	return re.sub(r'//.*', '', re.sub(r'/\*.*?(?:\*/|$)', '', line))
+
+
+def header_inline_findings(patch: str) -> List[str]:
+	return [f'{f}: "{l}": a function in a header without inline' for f, l in diff_lines([patch], '+', '*.h')
+		if not l.rstrip().endswith('\\') and (HEADER_STATIC_NOT_INLINE.match(l) or HEADER_BODY_NOT_INLINE.match(l))]
+
+
+def source_inline_findings(patch: str) -> List[str]:
+	added = [(f, l) for f, l in diff_lines([patch], '+', '*.c') if re.search(r'\binline\b', code_of(l))]
+	removed = [(f, l) for f, l in diff_lines([patch], '-', '*.c') if re.search(r'\binline\b', code_of(l))]
+	if len(added) <= len(removed):
+		return []
+	return [f'{f}: "{l}": inline in a .c file ({len(added)} added, {len(removed)} removed)' for f, l in added]
+
+
+def identity(text: str) -> Tuple[str, str]:
+	"""(name, address) of 'Name <address>', either '' where absent, both
+	in lower case."""
+	m = re.fullmatch(r'\s*"?(.*?)"?\s*(?:<([^>]*)>)?\s*', text)
+	return (m.group(1).lower(), (m.group(2) or '').lower()) if m else (text.strip().lower(), '')
+
+
+def signedoff_findings(patch: str) -> List[str]:
+	text = file_text(patch)
+	author = re.search(r'^From: (.*)$', text, re.M)
+	if not author:
+		return ['no From: (the author)']
+	sobs = [identity(s) for s in re.findall(r'^\s*Signed-off-by:\s*(.*)$', commit_message(patch), re.M | re.I)]
+	name, addr = identity(author.group(1))
+
+	def signs(s: Tuple[str, str]) -> bool:
+		return bool((addr and s[1] == addr) or (name and s[0] == name))
+	found = []
+	if not any(map(signs, sobs)):
+		found.append(f'no Signed-off-by of the author, {author.group(1)}')
+	elif not signs(sobs[-1]):
+		found.append(f'the last Signed-off-by is not the sender\'s ({author.group(1)}), who commits what he sends')
+	return found
+
+
+def sort_findings(path: str, text: str) -> List[str]:
+	"""A selftest's config (by option, '_' aside, as netdev sorts it) or
+	.gitignore: each entry after the one before it."""
+	entries = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith('#')]
+	if path.endswith('/config'):
+		entries = [e for e in entries if '=' in e]
+
+	def key(e: str) -> str:
+		return e.split('=')[0].strip().replace('_', '') if '=' in e else e
+	return [f'{path}: {b} should come before {a}' for a, b in zip(entries, entries[1:]) if key(b) < key(a)]
+
+
+def makefile_findings(path: str, text: str) -> List[str]:
+	"""A selftest's Makefile as netdev keeps it: each list variable (not
+	*FLAGS, *LIBS, short names, or what a function gives) assigned in one
+	block, an item to a line, sorted, a block of more than one line ended
+	by a comment line."""
+	blocks: Dict[str, List[Tuple[int, str]]] = {}
+	lines = text.splitlines()
+	var = ''
+	for i, l in enumerate(lines, 1):
+		m = re.match(r'([A-Z_][A-Z0-9_]*)\s*(?:\+=|:?=)(.*)$', l)
+		if m:
+			var, value = m.group(1), m.group(2).strip()
+			if len(var) < 3 or 'FLAGS' in var or 'LIBS' in var or (value.startswith('$') and value != '\\'):
+				var = ''
+			elif value != '\\':
+				blocks.setdefault(var, []).append((i, value))
+		elif var:
+			blocks.setdefault(var, []).append((i, l))
+		if var and not l.endswith('\\'):
+			var = ''
+	found = []
+	for v, b in blocks.items():
+		nums = [n for n, _ in b]
+		if nums != list(range(nums[0], nums[0] + len(nums))):
+			found.append(f'{path}: {v} is assigned in more than one block (line {nums[0]} and on)')
+		items = [(n, x.strip().rstrip('\\').strip()) for n, x in b if not x.strip().startswith('#')]
+		if len(b) > 1 and not b[-1][1].strip().startswith('#'):
+			found.append(f'{path}:{b[-1][0]}: {v}\'s block does not end in a comment line')
+		found += [f'{path}:{n}: {v}: "{x}", more than one item on the line' for n, x in items
+			  if ' ' in x and '$' not in x]
+		found += [f'{path}:{n2}: {v}: {x2} should come before {x1}' for (_, x1), (n2, x2) in zip(items, items[1:])
+			  if not x1.startswith('$') and not x2.startswith('$')
+			  and (x2.count('/'), x2.lower()) < (x1.count('/'), x1.lower())]
+	return found
+
+
+def selftest_findings(patch: str, tree: str) -> List[str]:
+	"""check_selftest on PATCH, the series applied in TREE."""
+	text = file_text(patch)
+	files = re.findall(r'^(---|\+\+\+) (\S+)$', text, re.M)
+	new: Set[str] = set()
+	touched: Set[str] = set()
+	for (_, a), (_, b) in zip(files[::2], files[1::2]):
+		if b.startswith('b/' + SELFTESTS):
+			(new if a == '/dev/null' else touched).add(b[2:])
+	found = []
+	for f in sorted(new | touched):
+		d, base = os.path.dirname(f), os.path.basename(f)
+		here = os.path.join(tree, f)
+		if base in ('config', '.gitignore') and os.path.isfile(here):
+			found += sort_findings(f, file_text(here))
+		elif base == 'Makefile' and os.path.isfile(here):
+			found += makefile_findings(f, file_text(here))
+		if f not in new or not base.endswith(('.c', '.sh', '.py')) or base.endswith('.bpf.c'):
+			continue
+		mk = os.path.join(tree, d, 'Makefile')
+		makefile = file_text(mk) if os.path.isfile(mk) else ''
+		name = base[:-2] if base.endswith('.c') else base
+		if not re.search(r'(?<![\w.-])' + re.escape(name) + r'(?![\w-])', makefile):
+			found.append(f'{f}: not in {d}/Makefile')
+		# A program of the Makefile: in a list of programs (its
+		# continuation lines joined).
+		program = any(SELFTEST_PROGRAMS.match(l) and re.search(r'(?<![\w.-])' + re.escape(name) + r'(?![\w.-])', l)
+			      for l in re.sub(r'\\\n', ' ', makefile).splitlines())
+		gitignore = os.path.join(tree, d, '.gitignore')
+		if base.endswith('.c') and program and (not os.path.isfile(gitignore) or
+							name not in file_text(gitignore).split()):
+			found.append(f'{f}: the program {name} is not in {d}/.gitignore')
+	return found
+
+
+# Each: (NIPA's name, its findings on a patch, the tree given).
+NETDEV_CHECKS: Tuple[Tuple[str, Callable[[str, str], List[str]]], ...] = (
+	('header_inline', lambda p, tree: header_inline_findings(p)),
+	('source_inline', lambda p, tree: source_inline_findings(p)),
+	('verify_signedoff', lambda p, tree: signedoff_findings(p)),
+	('check_selftest', selftest_findings))
 
 
 def commit_message(patch: str) -> str:
@@ -267,6 +540,11 @@ class StaticChecks:
 			out = str(self.ex.run(Cmd.of(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False)).stdout)
 			if self.ex.dry:
 				continue
+			blind = checkpatch_blind(out)
+			if blind:
+				print(f'error: checkpatch: {os.path.relpath(p, TOP)}: {blind}', flush=True)
+				bad = True
+				continue
 			total = re.search(r'^total: .*$', out, re.M)
 			warnings = re.findall(r'^WARNING: (.*)$', out, re.M)
 			# A backport ends in its backporter's Signed-off-by after the
@@ -274,15 +552,31 @@ class StaticChecks:
 			backport_ok = (self.line.name != self.newest and warnings == ['Duplicate signature']
 				       and re.search(r'total: 0 errors, 1 warnings, 0 checks', out))
 			if re.search(r'total: 0 errors, 0 warnings, 0 checks', out) or backport_ok:
-				note(f'checkpatch --strict: {os.path.basename(p)}: {total.group(0) if total else "?"}'
+				note(f'checkpatch (NIPA\'s flags): {os.path.basename(p)}: {total.group(0) if total else "?"}'
 				     + (" (the 1 warning: the backporter's Signed-off-by)" if backport_ok else ''))
 			else:
 				print('\n'.join(l for l in out.splitlines() if re.match(r'(ERROR|WARNING|CHECK|total|#)', l)),
 				      flush=True)
-				print(f'error: checkpatch --strict: {os.path.relpath(p, TOP)} is not clean', flush=True)
+				print(f'error: checkpatch (NIPA\'s flags): {os.path.relpath(p, TOP)} is not clean', flush=True)
 				bad = True
 		if bad:
-			raise HarnessError(f'checkpatch --strict: {self.series} is not clean')
+			raise HarnessError(f'checkpatch (NIPA\'s flags): {self.series} is not clean')
+
+	def netdev_checks(self) -> None:
+		"""NETDEV_CHECKS on each patch, the tree at patched."""
+		if self.ex.dry:
+			self.ex.comment('header_inline, source_inline, verify_signedoff, check_selftest on each patch\'s diff')
+			return
+		bad = []
+		for name, check in NETDEV_CHECKS:
+			found = [f'{name}: {os.path.basename(p)}: {f}' for p in self.tree.patches for f in check(p, self.tree.path)]
+			for f in found:
+				print(f, flush=True)
+			bad += [name] if found else []
+			if not found:
+				note(f'{name}: {len(self.tree.patches)} patches clean')
+		if bad:
+			raise HarnessError(f'netdev\'s {", ".join(bad)}: {self.series} is not clean, see above')
 
 	def kerneldoc(self, variant: str) -> str:
 		"""kernel-doc's warnings on the touched files, line numbers dropped."""
@@ -375,10 +669,13 @@ class StaticChecks:
 
 	def check_id(self, arch: Arch, flavour: str, variant: str, frags: List[str], objs: List[str]) -> str:
 		"""The key of what a check build's result depends on: the objects
-		it builds too (a series that moves its code changes them), sparse's
-		version, and what the tree has of the series."""
+		it builds too (a series that moves its code changes them; and
+		their directories where it builds them whole), sparse's version,
+		and what the tree has of the series."""
+		targets = check_targets(arch, variant, objs)
 		parts = [self.tree.id, *map(file_text, frags), tool_versions(arch),
-			 make_argv_id(arch, *CHECK_FLAGS, *objs), output([self.sparse(), '--version'])]
+			 make_argv_id(arch, *CHECK_FLAGS, *targets), *(objs if targets != objs else ()),
+			 output([self.sparse(), '--version'])]
 		if variant == 'base':
 			parts.append(self.tree.base_digest)
 		elif variant != 'pristine':
@@ -396,7 +693,8 @@ class StaticChecks:
 		arch = load_arch(arch_name)
 		out = os.path.join(self.tree.logs, f'check-{arch_name}-{flavour}-{variant}')
 		objs = self._objects() if objs is None else objs
-		what = f'{arch_name} {flavour} {variant}: {" ".join(os.path.basename(o) for o in objs)}'
+		what = f'{arch_name} {flavour} {variant}: ' + ' '.join(
+			t if t.endswith('/') else os.path.basename(t) for t in check_targets(arch, variant, objs))
 		frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
 		build = self.kernels.build_dir(arch, flavour)
 		if self.ex.dry:
@@ -409,16 +707,23 @@ class StaticChecks:
 		configure(self.tree, build, arch, frags,
 			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs, self.ex)
 		log = os.path.join(out, 'log')
+		targets = check_targets(arch, variant, objs)
 		if not self.ex.dry:
-			for o in objs:
-				if os.path.exists(os.path.join(build, o)):
-					os.remove(os.path.join(build, o))
+			# Every object the build is to compile, so that it shows
+			# each one's warnings.
+			for t in targets:
+				for o in glob.glob(os.path.join(build, t, '*.o')) if t.endswith('/') else [os.path.join(build, t)]:
+					if os.path.exists(o):
+						os.remove(o)
 			shutil.rmtree(out, ignore_errors=True)
 			os.makedirs(out)
-		self.ex.run(Cmd.of(self.check_argv(arch, build, objs), log=log, what=f'{what} did not build'))
+		self.ex.run(Cmd.of(self.check_argv(arch, build, targets), log=log, what=f'{what} did not build'))
 		if self.ex.dry:
 			for o in objs:
 				self.ex.comment(f'{arch.cross_compile}objdump -dr {o} (in {build}) into {out}')
+			if variant == 'patched' and self.headers_checked(arch):
+				self.ex.comment(f'{arch.cross_compile}gcc as kbuild ran it on {objs[0] if objs else "?"}: each header '
+						'the series changes alone (W=1), and gcc -H of each header it makes it include')
 			return out
 		warnings = set()
 		for l in file_text(log).splitlines():
@@ -431,13 +736,122 @@ class StaticChecks:
 			# Relative, so that no path of this build is in it.
 			with open(os.path.join(out, os.path.basename(o) + '.dis'), 'w') as f:
 				f.write(output([arch.cross_compile + 'objdump', '-dr', o], cwd=build))
+		if variant == 'patched' and self.headers_checked(arch):
+			self.header_alone(arch, build, out, objs)
 		self._notes(what, out, objs, '')
 		cache_put(out, 'checks', key)
 		return out
 
-	def check_argv(self, arch: Arch, build: str, objs: List[str], check: str = '') -> List[str]:
+	def headers_checked(self, arch: Arch) -> bool:
+		"""The series' headers are compiled alone on the static-only
+		architectures of the newest line: 6.1's <linux/timekeeping.h> does
+		not stand alone in the pristine tree (it needs <linux/ktime.h>
+		first)."""
+		return not arch.boots and self.line.name == self.newest
+
+	def series_headers(self) -> List[str]:
+		"""The kernel headers the series changes (include/linux/)."""
+		return [f for f in self.tree.files if re.fullmatch(r'include/linux/[\w/-]+\.h', f)]
+
+	def header_alone(self, arch: Arch, build: str, out: str, objs: Sequence[str]) -> None:
+		"""Into OUT, the results header_alone_problems() judges: for each
+		header the series changes, a translation unit of that header alone
+		that defines each struct the series adds to it, compiled as kbuild
+		compiled the first of OBJS (W=1; HEADER_ALONE-N.log), and the
+		include closure (gcc -H) of each header the series makes it
+		include, beside the headers that include it (CLOSURE-N.txt)."""
+		cmd_files = [f for f in (os.path.join(build, os.path.dirname(o), f'.{os.path.basename(o)}.cmd')
+					 for o in objs) if os.path.isfile(f)]
+		if not cmd_files:
+			raise HarnessError(f'{arch.name}: no .o.cmd of {" ".join(objs)} in {build}')
+		for i, h in enumerate(self.series_headers()):
+			name = h[len('include/'):]
+			structs = [m.group(1) for _, l in diff_lines(self.tree.patches, '+', h)
+				   for m in [re.match(r'struct (\w+) \{', l)] if m]
+			tu = (f'// SPDX-License-Identifier: GPL-2.0\n/* <{name}> alone (scripts/harness_static.py) */\n'
+			      f'#include <{name}>\n\n' + ''.join(f'struct {t} header_alone_{t};\n' for t in structs))
+			src = os.path.join(out, f'{HEADER_ALONE}-{i}.c')
+			with open(src, 'w') as f:
+				f.write(tu)
+			self._compile(cmd_files[0], src, build, os.path.join(out, f'{HEADER_ALONE}-{i}.log'))
+			# Who includes H: the closure of what H includes must reach none.
+			includers = [os.path.relpath(f, self.tree.path) for f in sorted(
+				glob.glob(os.path.join(self.tree.path, 'include', '**', '*.h'), recursive=True))
+				if re.search(r'^\s*#\s*include\s*<' + re.escape(name) + '>', file_text(f), re.M)]
+			for j, inc in enumerate(m.group(1) for _, l in diff_lines(self.tree.patches, '+', h)
+						for m in [re.match(r'#\s*include\s*<([^>]+)>', l)] if m):
+				isrc = os.path.join(out, f'{CLOSURE}-{i}-{j}.c')
+				with open(isrc, 'w') as f:
+					f.write(f'#include <{inc}>\n')
+				proc = self._compile(cmd_files[0], isrc, build, os.path.join(out, f'{CLOSURE}-{i}-{j}.log'), '-H')
+				closure = include_closure(str(proc.stderr), self.tree.path)
+				with open(os.path.join(out, f'{CLOSURE}-{i}-{j}.txt'), 'w') as f:
+					f.write(' '.join([h, *includers]) + '\n' + ''.join(c + '\n' for c in closure))
+				note(f'{arch.name}: <{inc}>, which the series includes in {h}: {len(closure)} headers '
+				     f'(gcc -H), {CLOSURE}-{i}-{j}.txt')
+
+	def _compile(self, cmd_file: str, src: str, build: str, log: str, *flags: str) -> 'subprocess.CompletedProcess[str]':
+		"""SRC compiled as CMD_FILE's object was (in BUILD), its output in
+		LOG, and a line 'exit status N' there if it failed."""
+		argv = compile_argv(cmd_file, src, src[:-2] + '.o')
+		proc = subprocess.run([argv[0], *flags, *argv[1:]], cwd=build, capture_output=True, text=True, check=False)
+		# Only the verdict's inputs go into the cache.
+		if os.path.exists(src[:-2] + '.o'):
+			os.remove(src[:-2] + '.o')
+		with open(log, 'w') as f:
+			f.write(proc.stderr if '-H' not in flags else
+				''.join(l + '\n' for l in proc.stderr.splitlines() if not re.match(r'\.+ |Multiple include guards', l)
+					and not l.startswith(('/', './'))))
+			if proc.returncode:
+				f.write(f'exit status {proc.returncode}\n')
+		return proc
+
+	def allmod_build(self, variant: str) -> str:
+		"""netdev's minimum build (maintainer-netdev.rst): allmodconfig,
+		W=1, of the directories of the series' objects, with gcc, on
+		x86_64, in its own build directory; its log and warnings (as
+		check_build()'s) in LOGS/LINE/allmodconfig-VARIANT/, cached under
+		the source, compiler, commands and what the tree has of the
+		series. allmodconfig makes CONNECTOR a module, and so no
+		PROC_EVENTS: cn_proc.o is not among its objects. (Debian
+		bookworm's clang 14 is older than 7.3's minimum, LLVM 17.)"""
+		arch = load_arch('x86_64')
+		out = os.path.join(self.tree.logs, f'allmodconfig-{variant}')
+		build = os.path.join(self.tree.line_out, 'build', 'allmodconfig')
+		dirs = check_targets(load_arch('i386'), 'patched', self._objects())
+		argv = kmake_argv(self.tree.path, build, arch, self.opts.jobs, 'W=1', *dirs)
+		if self.ex.dry:
+			self.ex.comment(f'allmodconfig {variant}: unless the cache has its result')
+		else:
+			key = cache_key(self.tree.id, tool_versions(arch), make_argv_id(arch, ALLMODCONFIG),
+					make_argv_id(arch, 'W=1', *dirs),
+					*([self.tree.digest] if variant == 'patched' else []))
+			if cache_get('checks', key, out):
+				note(f'allmodconfig {variant}: {len(file_text(os.path.join(out, "warnings")).splitlines())} '
+				     f'warnings (from the cache, {key})')
+				return out
+			shutil.rmtree(out, ignore_errors=True)
+			os.makedirs(out)
+			for d in dirs:
+				for o in glob.glob(os.path.join(build, d, '*.o')):
+					os.remove(o)
+		if self.ex.dry or not os.path.isfile(os.path.join(build, '.config')):
+			self.ex.run(Cmd.of(kmake_argv(self.tree.path, build, arch, self.opts.jobs, ALLMODCONFIG),
+					   log=os.path.join(self.tree.logs, 'config-allmodconfig.log')))
+		self.ex.run(Cmd.of(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} did not build'))
+		if self.ex.dry:
+			return out
+		warnings = sorted({re.sub(r':[0-9]+(:[0-9]+)?:', ':', l.replace(self.tree.path + '/', ''), count=1)
+				   for l in file_text(os.path.join(out, 'log')).splitlines() if 'warning:' in l or 'error:' in l})
+		with open(os.path.join(out, 'warnings'), 'w') as f:
+			f.write(''.join(w + '\n' for w in warnings))
+		note(f'allmodconfig {variant}: {" ".join(dirs)}: {len(warnings)} warnings')
+		cache_put(out, 'checks', key)
+		return out
+
+	def check_argv(self, arch: Arch, build: str, targets: List[str], check: str = '') -> List[str]:
 		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS,
-				  f'CHECK={check or self.sparse()}', *objs)
+				  f'CHECK={check or self.sparse()}', *targets)
 
 	def _notes(self, what: str, out: str, objs: Sequence[str], suffix: str) -> None:
 		n = len(file_text(os.path.join(out, 'warnings')).splitlines())
@@ -456,6 +870,14 @@ class StaticChecks:
 			print('\n'.join(new), flush=True)
 			raise HarnessError(f'{what}: the series adds the warnings above')
 		note(f'{what}: no new warning ({len(old)} in the pristine tree)')
+
+	def headers_alone(self, what: str, out: str) -> None:
+		problems = header_alone_problems(out)
+		for p in problems:
+			print(p, flush=True)
+		if problems:
+			raise HarnessError(f'{what}: the series\' headers do not stand alone, see above ({out})')
+		note(f'{what}: {", ".join(self.series_headers())} alone: no warning (W=1); no include cycle (gcc -H)')
 
 	@staticmethod
 	def same_code(what: str, pristine: str, base: str, objs: Sequence[str]) -> None:
@@ -494,8 +916,20 @@ class StaticChecks:
 				self.quilt_round_trip()
 		with ex.stage(f'{n}: git am'):
 			self.git_am()
-		with ex.stage(f'{n}: checkpatch --strict'):
-			self.checkpatch()
+		with ex.stage(f'{n}: netdev\'s patch checks (NIPA\'s): checkpatch, header_inline, source_inline, '
+			      'verify_signedoff, check_selftest'):
+			# Each one's findings shown before any fails; the selftest
+			# check reads the tree at patched.
+			if not ex.dry:
+				self.tree.move_to('patched')
+			failed: List[str] = []
+			for patch_check in (self.checkpatch, self.netdev_checks):
+				try:
+					patch_check()
+				except HarnessError as e:
+					failed.append(str(e))
+			if failed:
+				raise HarnessError('; '.join(failed))
 		with ex.stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
 			check = self.sparse()
 			if not ex.dry:
@@ -514,6 +948,9 @@ class StaticChecks:
 				objs = same if variant == 'base' else None
 				with ex.stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
 					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
+			if variant != 'base' and n == self.newest:
+				with ex.stage(f'{n}: {variant} allmodconfig (netdev\'s minimum build): W=1'):
+					results[variant, 'allmodconfig'] = self.allmod_build(variant)
 		if self.has_selftest():
 			with ex.stage(f'{n}: the selftest\'s builds'):
 				if not ex.dry:
@@ -525,6 +962,10 @@ class StaticChecks:
 			return
 		with ex.stage(f'{n}: kernel-doc: new warnings'):
 			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])
+		if n == self.newest:
+			with ex.stage(f'{n}: allmodconfig: new warnings'):
+				self.no_new('allmodconfig W=1', os.path.join(results['pristine', 'allmodconfig'], 'warnings'),
+					    os.path.join(results['patched', 'allmodconfig'], 'warnings'))
 		for arch, flavour in self.line.static_checks:
 			with ex.stage(f'{n}: {arch} {flavour}: new warnings'):
 				self.no_new(f'{arch} {flavour}', os.path.join(results['pristine', arch, flavour], 'warnings'),
@@ -532,3 +973,6 @@ class StaticChecks:
 			with ex.stage(f'{n}: {arch} {flavour}: base\'s code of what the fix changes'):
 				self.same_code(f'{arch} {flavour}', results['pristine', arch, flavour],
 					       results['base', arch, flavour], same)
+			if self.headers_checked(load_arch(arch)):
+				with ex.stage(f'{n}: {arch} {flavour}: the series\' headers alone, no include cycle'):
+					self.headers_alone(f'{arch} {flavour}', results['patched', arch, flavour])

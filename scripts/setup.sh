@@ -12,7 +12,9 @@
 packages=(make gcc gcc-12-multilib gcc-arm-linux-gnueabi flex bison bc libelf-dev
 	  libssl-dev cpio xz-utils python3 quilt diffstat git sparse shellcheck
 	  qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	  debian-archive-keyring rsync mypy
+	  debian-archive-keyring rsync mypy codespell gcc-powerpc-linux-gnu
+	  gcc-mips-linux-gnu gcc-hppa-linux-gnu gcc-m68k-linux-gnu gcc-sh4-linux-gnu
+	  gcc-arc-linux-gnu
 	  git-email libmailtools-perl libemail-valid-perl libauthen-sasl-perl
 	  libio-socket-ssl-perl)
 

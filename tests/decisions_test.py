@@ -18,6 +18,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -462,6 +463,183 @@ class Checkpatch(unittest.TestCase):
 						 'total: 0 errors, 2 warnings, 0 checks, 40 lines checked\n', line='6.1'))
 
 
+	def test_codespell_without_its_dictionary_fails(self):
+		self.assertFalse(self.checkpatch('No codespell typos will be found - file \'/x\': No such file or directory\n'
+						 'total: 0 errors, 0 warnings, 0 checks, 40 lines checked\n'))
+
+	def test_it_runs_as_nipa_runs_it(self):
+		"""NIPA's tests/patch/checkpatch/checkpatch.sh: its flags and
+		ignored types, held here as NIPA has them."""
+		argv = harness_static.checkpatch_argv('x.patch')
+		for flag in ('--strict', '--codespell', '--max-line-length=80'):
+			self.assertIn(flag, argv)
+		self.assertIn(f'--codespellfile={harness_static.CODESPELL_DICTIONARY}', argv)
+		ignored = [a for a in argv if a.startswith('--ignore=')]
+		self.assertEqual(len(ignored), 1)
+		self.assertTrue({'COMMIT_LOG_LONG_LINE', 'MACRO_ARG_REUSE', 'ALLOC_SIZEOF_STRUCT', 'NO_AUTHOR_SIGN_OFF',
+				 'GIT_COMMIT_ID', 'CAMELCASE', 'FILE_PATH_CHANGES', 'BAD_REPORTED_BY_LINK'}
+				<= set(ignored[0][len('--ignore='):].split(',')))
+		self.assertEqual(argv[-1], 'x.patch')
+
+
+def crafted_patch(case, diff, frm='A <a@example.org>', tags='Signed-off-by: A <a@example.org>'):
+	"""A patch file of DIFF (git's format), by FRM, with TAGS."""
+	path = os.path.join(temp_dir(case), '0001-x.patch')
+	with open(path, 'w') as f:
+		f.write(f'From 0 Mon Sep 17 00:00:00 2001\nFrom: {frm}\nSubject: [PATCH] x: Do y\n\nWhy.\n\n{tags}\n'
+			f'---\n{diff}-- \n2.39.5\n')
+	return path
+
+
+def diff_of(path, added, removed=(), new=False):
+	head = f'diff --git a/{path} b/{path}\n' + ('new file mode 100644\n--- /dev/null\n' if new else f'--- a/{path}\n')
+	return head + f'+++ b/{path}\n@@ -1,1 +1,1 @@\n' + ''.join(f'-{l}\n' for l in removed) + \
+		''.join(f'+{l}\n' for l in added)
+
+
+class NetdevChecks(unittest.TestCase):
+	"""NIPA's header_inline, source_inline, verify_signedoff and
+	check_selftest, on crafted patches."""
+
+	def test_header_inline(self):
+		found = harness_static.header_inline_findings
+		self.assertTrue(found(crafted_patch(self, diff_of('include/linux/x.h', ['static int x(void)']))))
+		self.assertTrue(found(crafted_patch(self, diff_of('include/linux/x.h', ['int x(void) { return 0; }']))))
+		self.assertEqual(found(crafted_patch(self, diff_of('include/linux/x.h', [
+			'static inline int x(void)', 'static __always_inline u64 y(void)', 'u64 z(struct a *a);',
+			'#define X(a) static int a(void) \\']))), [])
+		# A .c file's static function is no header's.
+		self.assertEqual(found(crafted_patch(self, diff_of('kernel/x.c', ['static int x(void)']))), [])
+
+	def test_source_inline(self):
+		found = harness_static.source_inline_findings
+		self.assertTrue(found(crafted_patch(self, diff_of('kernel/x.c', ['static inline int x(void)']))))
+		self.assertEqual(found(crafted_patch(self, diff_of('kernel/x.c', [
+			'/* not inline: */ static int x(void)', ' * inline in a comment', '// inline']))), [])
+		# Moved, not added.
+		self.assertEqual(found(crafted_patch(self, diff_of('kernel/x.c', ['static inline int y(void)'],
+								   ['static inline int x(void)']))), [])
+		self.assertEqual(found(crafted_patch(self, diff_of('include/linux/x.h', ['static inline int x(void)']))), [])
+
+	def test_verify_signedoff(self):
+		found = harness_static.signedoff_findings
+		d = diff_of('kernel/x.c', ['int x;'])
+		self.assertEqual(found(crafted_patch(self, d)), [])
+		self.assertEqual(found(crafted_patch(self, d, frm='A Name', tags='Signed-off-by: a name <a@example.org>')), [])
+		self.assertTrue(found(crafted_patch(self, d, tags='Reviewed-by: A <a@example.org>')))
+		self.assertTrue(found(crafted_patch(self, d, tags='Signed-off-by: B <b@example.org>')))
+		self.assertTrue(found(crafted_patch(self, d, tags='Signed-off-by: A <a@example.org>\n'
+							   'Signed-off-by: B <b@example.org>')))
+
+	def selftest(self, files, diff):
+		tree = temp_dir(self)
+		for name, text in files.items():
+			os.makedirs(os.path.dirname(os.path.join(tree, name)), exist_ok=True)
+			with open(os.path.join(tree, name), 'w') as f:
+				f.write(text)
+		return harness_static.selftest_findings(crafted_patch(self, diff), tree)
+
+	def test_check_selftest(self):
+		d = 'tools/testing/selftests/x/'
+		good = {d + 'Makefile': 'CFLAGS += -Wall\n\nTEST_GEN_PROGS := \\\n\ta_test \\\n\tb_test \\\n'
+			'# end of TEST_GEN_PROGS\n\ninclude ../lib.mk\n\n$(OUTPUT)/b_test: helper.c\n',
+			d + '.gitignore': 'a_test\nb_test\n', d + 'config': 'CONFIG_NET=y\nCONFIG_NET_NS=y\nCONFIG_PROC_FS=y\n',
+			d + 'b_test.c': '', d + 'helper.c': ''}
+		diff = (diff_of(d + 'b_test.c', ['int main(void);'], new=True) + diff_of(d + 'helper.c', ['int h;'], new=True)
+			+ diff_of(d + 'config', ['CONFIG_PROC_FS=y']) + diff_of(d + '.gitignore', ['b_test'])
+			+ diff_of(d + 'Makefile', ['\tb_test \\']))
+		self.assertEqual(self.selftest(good, diff), [])
+		# A new program the Makefile does not name, or .gitignore.
+		self.assertTrue(self.selftest(dict(good, **{d + 'Makefile': 'TEST_GEN_PROGS := a_test\n'}), diff))
+		self.assertTrue(self.selftest(dict(good, **{d + '.gitignore': 'a_test\n'}), diff))
+		# Out of netdev's order: the config, .gitignore, the Makefile's list.
+		self.assertTrue(self.selftest(dict(good, **{d + 'config': 'CONFIG_PROC_FS=y\nCONFIG_NET=y\n'}), diff))
+		self.assertTrue(self.selftest(dict(good, **{d + '.gitignore': 'b_test\na_test\n'}), diff))
+		self.assertTrue(self.selftest(dict(good, **{d + 'Makefile': good[d + 'Makefile'].replace(
+			'\ta_test \\\n\tb_test', '\tb_test \\\n\ta_test')}), diff))
+		self.assertTrue(self.selftest(dict(good, **{d + 'Makefile': 'TEST_GEN_PROGS = a_test\n'
+							     'TEST_GEN_PROGS += b_test\n'}), diff))
+		# Outside the selftests, nothing.
+		self.assertEqual(self.selftest({}, diff_of('kernel/x.c', ['int x;'], new=True)), [])
+
+	def test_any_finding_fails_the_static_checks(self):
+		tree, opts = fake_tree(self)
+		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
+		sc.tree = tree
+		with mock.patch.object(harness_static, 'NETDEV_CHECKS', (('x', lambda p, t: []),)), quiet():
+			sc.netdev_checks()
+		with mock.patch.object(harness_static, 'NETDEV_CHECKS', (('x', lambda p, t: ['bad']),)), quiet(), \
+		     self.assertRaises(HarnessError):
+			sc.netdev_checks()
+
+
+class HeaderAlone(unittest.TestCase):
+	"""The series' headers alone on the 32-bit architectures, and their
+	check builds of whole directories."""
+
+	def test_the_32_bit_check_builds_build_the_directories(self):
+		objs = ['drivers/connector/cn_proc.o', 'kernel/time/timekeeping.o', 'kernel/time/time_test.o']
+		for name in ('powerpc', 'mips', 'parisc', 'm68k', 'sh', 'arc', 'i386', 'arm'):
+			arch = harness_config.load_arch(name)
+			self.assertEqual(harness_static.check_targets(arch, 'patched', objs),
+					 ['drivers/connector/', 'kernel/time/'], name)
+			self.assertEqual(harness_static.check_targets(arch, 'pristine', objs),
+					 ['drivers/connector/', 'kernel/time/'], name)
+			self.assertEqual(harness_static.check_targets(arch, 'base', objs[:1]), objs[:1], name)
+		self.assertEqual(harness_static.check_targets(harness_config.load_arch('x86_64'), 'patched', objs), objs)
+
+	def test_every_32_bit_architecture_debian_builds_is_checked(self):
+		import tomllib
+		with open(os.path.join(TOP, 'configs', 'lines.toml'), 'rb') as f:
+			checks = tomllib.load(f)['line'][0]['static_checks']
+		for name in ('i386', 'arm', 'powerpc', 'mips', 'parisc', 'm68k', 'sh', 'arc'):
+			self.assertIn(name, [c['arch'] for c in checks])
+
+	def results(self, logs=(), closures=()):
+		out = temp_dir(self)
+		for i, text in enumerate(logs):
+			with open(os.path.join(out, f'{harness_static.HEADER_ALONE}-{i}.log'), 'w') as f:
+				f.write(text)
+		for i, text in enumerate(closures):
+			with open(os.path.join(out, f'{harness_static.CLOSURE}-0-{i}.txt'), 'w') as f:
+				f.write(text)
+		return harness_static.header_alone_problems(out)
+
+	def test_a_clean_header_passes(self):
+		self.assertEqual(self.results([''], ['include/linux/timekeeping.h include/linux/ktime.h\n'
+						     'include/linux/atomic.h\n./arch/powerpc/include/generated/asm/x.h\n']), [])
+
+	def test_a_warning_or_an_error_fails(self):
+		self.assertTrue(self.results(["include/linux/timekeeping.h:61:9: error: unknown type name 'atomic64_t'\n"
+					      'exit status 1\n']))
+		self.assertTrue(self.results(['include/linux/timekeeping.h:3:1: warning: no previous prototype\n']))
+		self.assertTrue(self.results(['exit status 1\n']))
+
+	def test_an_include_cycle_fails(self):
+		self.assertTrue(self.results([''], ['include/linux/timekeeping.h include/linux/ktime.h\n'
+						    'include/linux/atomic.h\ninclude/linux/ktime.h\n']))
+		self.assertTrue(self.results([''], ['include/linux/timekeeping.h\ninclude/linux/timekeeping.h\n']))
+
+	def test_the_compile_command_and_the_closure(self):
+		with tempfile.NamedTemporaryFile('w', suffix='.cmd') as f:
+			f.write("savedcmd_kernel/time/jiffies.o := powerpc-linux-gnu-gcc -Wp,-MMD,kernel/time/.jiffies.o.d "
+				"-nostdinc -DKBUILD_MODFILE='\"kernel/time/jiffies\"' -c -o kernel/time/jiffies.o "
+				"/src/kernel/time/jiffies.c   ; ./tools/objtool/objtool --static-call   kernel/time/jiffies.o\n")
+			f.flush()
+			self.assertEqual(harness_static.compile_argv(f.name, '/o/t.c', '/o/t.o'),
+					 ['powerpc-linux-gnu-gcc', '-nostdinc', '-DKBUILD_MODFILE="kernel/time/jiffies"',
+					  '-c', '-o', '/o/t.o', '/o/t.c'])
+		with tempfile.NamedTemporaryFile('w', suffix='.cmd') as f:
+			f.write("cmd_drivers/connector/cn_proc.o := gcc -Wp,-MMD,drivers/connector/.cn_proc.o.d -nostdinc "
+				"-c -o drivers/connector/cn_proc.o /src/drivers/connector/cn_proc.c  \n")
+			f.flush()
+			self.assertEqual(harness_static.compile_argv(f.name, '/o/t.c', '/o/t.o'),
+					 ['gcc', '-nostdinc', '-c', '-o', '/o/t.o', '/o/t.c'])
+		self.assertEqual(harness_static.include_closure(
+			'. /src/include/linux/atomic.h\n.. ./arch/x/include/generated/asm/a.h\nMultiple include guards\n',
+			'/src'), ['include/linux/atomic.h', 'arch/x/include/generated/asm/a.h'])
+
+
 def dataclass_replace(obj, **changes):
 	return harness_config.dataclasses.replace(obj, **changes)
 
@@ -598,6 +776,12 @@ class StaticComparisons(unittest.TestCase):
 				f.write('a.c: warning: old\n' + ('a.c: warning: new\n' if (name, variant) == extra else ''))
 			return path
 
+		def allmod_build(variant):
+			out = os.path.join(d, f'allmodconfig-{variant}.d')
+			os.makedirs(out, exist_ok=True)
+			os.replace(warnings('allmodconfig', variant, new_in), os.path.join(out, 'warnings'))
+			return out
+
 		def check_build(arch, flavour, variant, objs=None):
 			self.builds.append((arch, variant, objs))
 			out = os.path.join(d, f'{arch}-{variant}.d')
@@ -609,13 +793,14 @@ class StaticComparisons(unittest.TestCase):
 			return out
 		with mock.patch.object(sc, 'tags'), mock.patch.object(sc, 'quilt_round_trip'), \
 		     mock.patch.object(sc, 'git_am'), mock.patch.object(sc, 'checkpatch'), \
+		     mock.patch.object(sc, 'netdev_checks'), \
 		     mock.patch.object(sc, 'sparse', return_value='/sid/sparse'), \
 		     mock.patch.object(harness_static, 'output', return_value='0.6.5\n'), \
 		     mock.patch.object(sc, 'unchanged_by_base', return_value=['drivers/connector/cn_proc.c']), \
 		     mock.patch.object(sc, '_objects', lambda files=None: ['drivers/connector/cn_proc.o'] if files else None), \
 		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'move_to', self.moves.append), \
 		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
-		     mock.patch.object(sc, 'check_build', check_build), \
+		     mock.patch.object(sc, 'check_build', check_build), mock.patch.object(sc, 'allmod_build', allmod_build), \
 		     mock.patch.object(sc, 'kselftest_check', kselftest_check or mock.Mock()), quiet():
 			try:
 				sc.run_all()
@@ -625,16 +810,17 @@ class StaticComparisons(unittest.TestCase):
 
 	def test_warnings_the_pristine_tree_has_pass(self):
 		self.assertTrue(self.run_all(None))
-		for where in ('kernel-doc', 'x86_64', 'arm64'):
+		for where in ('kernel-doc', 'x86_64', 'arm64', 'allmodconfig'):
 			self.assertTrue(self.run_all((where, 'pristine')), where)
 
 	def test_a_warning_the_series_adds_fails(self):
-		for where in ('kernel-doc', 'x86_64', 'arm64'):
+		for where in ('kernel-doc', 'x86_64', 'arm64', 'allmodconfig'):
 			self.assertFalse(self.run_all((where, 'patched')), where)
 
 	def test_the_tree_pristine_base_patched_and_what_each_builds(self):
 		self.assertTrue(self.run_all())
-		self.assertEqual(self.moves, ['pristine', 'base', 'patched'])
+		# patched first for netdev's patch checks.
+		self.assertEqual(self.moves, ['patched', 'pristine', 'base', 'patched'])
 		same = ['drivers/connector/cn_proc.o']
 		self.assertEqual(self.builds, [('x86_64', 'pristine', None), ('arm64', 'pristine', None),
 					       ('x86_64', 'base', same), ('arm64', 'base', same),
