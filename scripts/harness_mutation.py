@@ -2,19 +2,25 @@
 """make mutation: the harness's own tests, shown to fail when a decision
 that can turn a verdict is broken.
 
-tests/harness-mutants.toml lists mutants of the harness, each one edit of
-one file (its original text, which must occur exactly once, and the text
-that replaces it) and what it breaks. Each is applied alone to a copy of
-the repository (never to the working tree) and the unit tests
-(tests/*_test.py) run against the copy: a mutant is killed when a test
-fails, and the tests that failed are printed. The tests must pass on the
-unmutated copy first, with nothing skipped. Exit status 1 if a mutant
-survives, its original text is not in its file once, or the tests do not
-pass without mutants.
+tests/harness-mutants.toml lists mutants of the harness, each one small
+edit and what it breaks: the text "original", which must occur exactly
+once in the function it names (a function or Class.method of scripts/,
+found wherever it is), or in the file it names (the Makefile, the
+selftest, a module's top level), replaced by "mutated". Naming the
+function, not quoting its lines, lets a mutant survive edits elsewhere and
+moves between modules. Each is applied alone to a copy of the repository
+(never to the working tree) and the unit tests (tests/*_test.py) run
+against the copy: a mutant is killed when a test fails, and the tests that
+failed are printed. The tests must pass on the unmutated copy first, with
+nothing skipped. Exit status 1 if a mutant survives, its original text is
+not in its function or file once, or the tests do not pass without mutants.
 """
 
+import ast
 import concurrent.futures
 import dataclasses
+import functools
+import glob
 import os
 import re
 import shutil
@@ -22,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from harness_util import TOP, HarnessError, file_text, note, run, stage
 
@@ -40,10 +46,55 @@ class Mutant:
 	original: str
 	mutated: str
 	what: str
+	function: str = ''	# the function original is in; '' is the whole file
+
+	def apply(self, text: str) -> str:
+		"""TEXT, the file's, with this mutant applied."""
+		start, end = scope(text, self.function) if self.function else (0, len(text))
+		return text[:start] + text[start:end].replace(self.original, self.mutated) + text[end:]
+
+
+def scope(text: str, function: str) -> Tuple[int, int]:
+	"""The span of FUNCTION (a name, or Class.name) in the Python TEXT;
+	HarnessError if it has none or several."""
+	spans = [s for name, s in functions(text) if name == function]
+	if len(spans) != 1:
+		raise HarnessError(f'{len(spans)} functions {function}')
+	return spans[0]
+
+
+def functions(text: str) -> List[Tuple[str, Tuple[int, int]]]:
+	"""(Class.name or name, its span in TEXT) of each function of TEXT."""
+	offsets = [0]
+	for line in text.splitlines(keepends=True):
+		offsets.append(offsets[-1] + len(line))
+	out = []
+
+	def walk(node: ast.AST, prefix: str) -> None:
+		for child in ast.iter_child_nodes(node):
+			if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+				first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+				end = child.end_lineno or child.lineno
+				out.append((prefix + child.name, (offsets[first - 1], offsets[end])))
+				walk(child, prefix + child.name + '.')
+			elif isinstance(child, ast.ClassDef):
+				walk(child, prefix + child.name + '.')
+	walk(ast.parse(text), '')
+	return out
+
+
+@functools.cache
+def function_files() -> Dict[str, List[str]]:
+	"""Each function of scripts/*.py: the files (from TOP) that define it."""
+	where: Dict[str, List[str]] = {}
+	for path in sorted(glob.glob(os.path.join(TOP, 'scripts', '*.py'))):
+		for name, _ in functions(file_text(path)):
+			where.setdefault(name, []).append(os.path.relpath(path, TOP))
+	return where
 
 
 def load_mutants(path: str = MUTANTS) -> List[Mutant]:
-	"""The mutants, each checked against the file it edits."""
+	"""The mutants, each checked against the function or file it edits."""
 	with open(path, 'rb') as f:
 		try:
 			table = tomllib.load(f)
@@ -51,18 +102,30 @@ def load_mutants(path: str = MUTANTS) -> List[Mutant]:
 			raise HarnessError(f'{os.path.relpath(path, TOP)}: {e}') from None
 	out = []
 	for i, t in enumerate(table.get('mutant', [])):
-		where = f'{os.path.relpath(path, TOP)}: mutant {i + 1}'
-		if set(t) != {'file', 'original', 'mutated', 'what'}:
-			raise HarnessError(f'{where}: needs file, original, mutated and what, and nothing else')
-		m = Mutant(**t)
+		where = f'{os.path.relpath(path, TOP)}: mutant {i + 1} ({t.get("what", "")})'
+		if set(t) not in ({'function', 'original', 'mutated', 'what'},
+				  {'file', 'original', 'mutated', 'what'}):
+			raise HarnessError(f'{where}: needs function or file, original, mutated and what,'
+					   ' and nothing else')
+		if 'function' in t:
+			files = function_files().get(t['function'], [])
+			if len(files) != 1:
+				raise HarnessError(f'{where}: {len(files)} functions {t["function"]} in scripts/'
+						   + (f' ({", ".join(files)})' if files else ''))
+			m = Mutant(files[0], t['original'], t['mutated'], t['what'], t['function'])
+		else:
+			m = Mutant(t['file'], t['original'], t['mutated'], t['what'])
 		target = os.path.join(TOP, m.file)
 		if not os.path.isfile(target):
-			raise HarnessError(f'{where} ({m.what}): no file {m.file}')
-		n = file_text(target).count(m.original)
+			raise HarnessError(f'{where}: no file {m.file}')
+		text = file_text(target)
+		start, end = scope(text, m.function) if m.function else (0, len(text))
+		n = text[start:end].count(m.original)
 		if n != 1:
-			raise HarnessError(f'{where} ({m.what}): its original text is in {m.file} {n} times, not once')
+			raise HarnessError(f'{where}: its original text is in {m.function or m.file} {n} times,'
+					   ' not once')
 		if m.original == m.mutated:
-			raise HarnessError(f'{where} ({m.what}): mutated is the original')
+			raise HarnessError(f'{where}: mutated is the original')
 		out.append(m)
 	if not out:
 		raise HarnessError(f'{os.path.relpath(path, TOP)}: no mutant')
@@ -108,7 +171,7 @@ def try_mutant(top: str, m: Mutant, kunit_tool: str) -> Optional[List[str]]:
 	text = file_text(path)
 	try:
 		with open(path, 'w') as f:
-			f.write(text.replace(m.original, m.mutated))
+			f.write(m.apply(text))
 		status, output = unit_tests(top, kunit_tool)
 	finally:
 		with open(path, 'w') as f:

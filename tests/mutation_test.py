@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make mutation's mutants: where a mutant named by its function applies."""
+
+import os
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, 'scripts'))
+sys.dont_write_bytecode = True
+import harness_mutation  # noqa: E402
+from harness_util import HarnessError  # noqa: E402
+
+MODULE = '''\
+LIMIT = 1
+
+
+class Boot:
+	def judge(self, n):
+		return n > LIMIT
+
+
+def judge(n):
+	return n > LIMIT
+'''
+
+
+class MutantsTest(unittest.TestCase):
+	def load(self, entry: str) -> list:
+		with tempfile.TemporaryDirectory() as top:
+			os.makedirs(os.path.join(top, 'scripts'))
+			with open(os.path.join(top, 'scripts', 'm.py'), 'w') as f:
+				f.write(MODULE)
+			path = os.path.join(top, 'mutants.toml')
+			with open(path, 'w') as f:
+				f.write('[[mutant]]\n' + entry + "what = 'w'\n")
+			harness_mutation.function_files.cache_clear()
+			try:
+				with mock.patch.object(harness_mutation, 'TOP', top):
+					return harness_mutation.load_mutants(path)
+			finally:
+				harness_mutation.function_files.cache_clear()
+
+	def test_a_mutant_edits_its_function_alone(self):
+		m, = self.load('function = "Boot.judge"\noriginal = ">"\nmutated = "<"\n')
+		self.assertEqual(m.file, 'scripts/m.py')
+		mutated = m.apply(MODULE)
+		self.assertIn('\t\treturn n < LIMIT', mutated)
+		self.assertIn('\treturn n > LIMIT\n', mutated.split('def judge(n)')[1])
+		m, = self.load('function = "judge"\noriginal = ">"\nmutated = "<"\n')
+		self.assertEqual(m.apply(MODULE).split('def judge(n)')[1], ':\n\treturn n < LIMIT\n')
+
+	def test_original_text_must_be_in_its_function_once(self):
+		for entry in ('function = "judge"\noriginal = "LIMIT = 1"\nmutated = "x"\n',
+			      'function = "no_such"\noriginal = ">"\nmutated = "<"\n',
+			      'file = "scripts/m.py"\noriginal = ">"\nmutated = "<"\n',
+			      'function = "judge"\noriginal = ">"\nmutated = ">"\n'):
+			with self.subTest(entry=entry), self.assertRaises(HarnessError):
+				self.load(entry)
+
+	def test_a_file_mutant_edits_the_file(self):
+		m, = self.load('file = "scripts/m.py"\noriginal = "LIMIT = 1"\nmutated = "LIMIT = 2"\n')
+		self.assertTrue(m.apply(MODULE).startswith('LIMIT = 2\n'))
+
+
+if __name__ == '__main__':
+	unittest.main()
