@@ -451,6 +451,9 @@ SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptr
 		   'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order', 'delta_100ms', 'delta_250ms',
 		   'load_order', 'load_unique')
 CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid', 'extrace_killed')
+# The guest's kselftest install of each listener (64- or 32-bit), a
+# directory at its root.
+KSELFTEST_INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 # run_kselftest.sh's result for the selftest in each namespace the guest
 # runs it in (each must SKIP).
 NAMESPACE_CHECKS = ('netns:cn_proc_test', 'pidns:cn_proc_test', 'userns:cn_proc_test')

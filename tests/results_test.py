@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the log parser and the verdict (scripts/harness_results.py) on
+"""Tests of the log parser, the verdict (scripts/harness_results.py) and
+the tables (scripts/harness_tables.py) on
 the serial logs in tests/logs/, one file a case, as kunit_tool_test.py has
 its test_data/: boots of the test kernels (x86_64-*, arm64-*), and
 crafted copies of them with one thing changed each (the others). The boots
@@ -24,6 +25,7 @@ sys.dont_write_bytecode = True
 
 import harness_config  # noqa: E402
 import harness_results  # noqa: E402
+import harness_tables  # noqa: E402
 from harness_results import Status  # noqa: E402
 
 KUNIT_TOOL = os.environ.get('KUNIT_TOOL', '')
@@ -449,13 +451,13 @@ class BootLine(unittest.TestCase):
 	def test_a_mutant_kernel_not_as_expected_names_its_log_and_first_failing_line(self):
 		b = boot('mutant-helper', 'plain-ktime-get-ns')
 		reported, why = judge('x86_64-mutant-helper.log', b)
-		line = harness_results.boot_line(harness_results.Judged(b, reported, tuple(why)), 3, 12, 49.4)
+		line = harness_tables.boot_line(harness_results.Judged(b, reported, tuple(why)), 3, 12, 49.4)
 		self.assertRegex(line, r'^\[PASSED\] 3/12 Linux 7.3 x86_64 mutant-helper plain-ktime-get-ns: 2/5 checks ok, '
 				 r'inversions -, ties -, as expected \(49s\)$')
 		# Booted as a kernel that must pass everything: the mutant is caught.
 		b = harness_config.dataclasses.replace(b, expect=harness_config.Expect())
 		why = harness_results.verdict(reported, b, ())
-		line = harness_results.boot_line(harness_results.Judged(b, reported, tuple(why)), 3, 12, 49.4)
+		line = harness_tables.boot_line(harness_results.Judged(b, reported, tuple(why)), 3, 12, 49.4)
 		self.assertEqual(line, '[FAILED] 3/12 Linux 7.3 x86_64 mutant-helper plain-ktime-get-ns: 2/5 checks ok, '
 				 'inversions -, ties -, UNEXPECTED (49s): kunit:ktime_stamp_ns_clock_stalled_test failed; '
 				 'kunit:ktime_stamp_ns_concurrent_test failed; kunit:ktime_stamp_ns_increasing_test failed; '
@@ -465,17 +467,17 @@ class BootLine(unittest.TestCase):
 		b = boot('smp2', 'base')
 		reported, _ = judge('x86_64-smp2-base.log', b)
 		unique = harness_results.Problem('failed', 'load_unique', 'load_unique failed')
-		self.assertEqual(harness_results.first_failure(harness_results.Judged(b, reported, (unique,))),
+		self.assertEqual(harness_tables.first_failure(harness_results.Judged(b, reported, (unique,))),
 				 'not ok 18 load_unique')
 		other = harness_results.Problem('timed_out', '', 'boot timed out')
-		self.assertEqual(harness_results.first_failure(harness_results.Judged(b, reported, (other,))),
+		self.assertEqual(harness_tables.first_failure(harness_results.Judged(b, reported, (other,))),
 				 'not ok 17 load_order')
 
 	def test_the_terminal_table_is_narrow(self):
 		judged = [harness_results.Judged(boot(r, v), judge(log, boot(r, v))[0], ())
 			  for r, v, log in (('smp2', 'base', 'x86_64-smp2-base.log'), ('smp2', 'patched', 'x86_64-smp2-patched.log'),
 					    ('mutant-helper', 'plain-ktime-get-ns', 'x86_64-mutant-helper.log'))]
-		rows = harness_results.terminal_table(judged)
+		rows = harness_tables.terminal_table(judged)
 		self.assertLessEqual(max(len(r) for r in rows), 120)
 		self.assertEqual(rows[1].split()[:2], ['smp2', 'base'])
 
@@ -487,7 +489,7 @@ class Table(unittest.TestCase):
 		return harness_results.Judged(b, reported, tuple(why))
 
 	def test_base_and_patched_share_a_column(self):
-		rows = harness_results.table([self.judged('x86_64-jiffies-base.log', boot('jiffies', 'base')),
+		rows = harness_tables.table([self.judged('x86_64-jiffies-base.log', boot('jiffies', 'base')),
 					      self.judged('x86_64-jiffies-patched.log', boot('jiffies'))])
 		self.assertIn('| jiffies ', rows[0])
 		self.assertRegex([r for r in rows if r.startswith('| load_order ')][0], r'FAIL / ok')
@@ -495,7 +497,7 @@ class Table(unittest.TestCase):
 		self.assertIn('yes / yes', rows[-1])
 
 	def test_a_clients_row_names_the_release_that_ran(self):
-		rows = harness_results.table([self.judged('x86_64-smp2-base.log', boot('smp2', 'base')),
+		rows = harness_tables.table([self.judged('x86_64-smp2-base.log', boot('smp2', 'base')),
 					      self.judged('x86_64-smp2-patched.log', boot('smp2'))])
 		for check, release in (('keepalived', 'keepalived 1:2.2.7-1+b2 bookworm'),
 				       ('keepalived_sid', 'keepalived 1:2.3.4-1+b2 sid'),
@@ -505,11 +507,11 @@ class Table(unittest.TestCase):
 					 (check, rows))
 
 	def test_a_run_of_one_kernel(self):
-		rows = harness_results.table([self.judged('x86_64-lazy-patched.log', boot('lazy'))])
+		rows = harness_tables.table([self.judged('x86_64-lazy-patched.log', boot('lazy'))])
 		self.assertIn('lazy (patched)', rows[0])
 
 	def test_the_atomics_row_where_a_boot_shows_them(self):
-		rows = harness_results.table([self.judged('arm64-lse-patched.log', boot('arm64-lse')),
+		rows = harness_tables.table([self.judged('arm64-lse-patched.log', boot('arm64-lse')),
 					      self.judged('arm64-llsc-patched.log', boot('arm64-llsc'))])
 		self.assertRegex([r for r in rows if r.startswith('| atomics ')][0], r'\| lse +\| llsc +\|')
 
@@ -525,7 +527,7 @@ class Table(unittest.TestCase):
 
 	def test_the_report_names_what_was_not_as_expected(self):
 		j = self.judged('result-missing.log', boot('smp2'))
-		out = harness_results.report('Linux 7.3', [j])
+		out = harness_tables.report('Linux 7.3', [j])
 		unexpected = [l for l in out if 'smp2 patched' in l and j.problems[0].text in l]
 		self.assertEqual(len(unexpected), 1, out)
 		self.assertIn('0 of 1', out[-1])
@@ -543,16 +545,16 @@ class KernelsTested(unittest.TestCase):
 			  '### Linux 7.3 (linux-source-7.3 7.3.4-1~bpo13+1) on arm64, QEMU -accel tcg\n| a |',
 			  '### Linux 6.12 (linux-source-6.12 6.12.118-1~deb12u1) on x86_64, QEMU\n',
 			  '### Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU\n']
-		self.assertEqual(harness_results.kernels_tested(tables),
+		self.assertEqual(harness_tables.kernels_tested(tables),
 				 'Kernels tested: Linux 7.3.4 (linux-source-7.3 7.3.4-1~bpo13+1), '
 				 'Linux 6.12.118 (linux-source-6.12 6.12.118-1~deb12u1), '
 				 'Linux 6.1.192 (linux-source-6.1 6.1.192-3).')
 
 	def test_a_ksrc_tree(self):
 		# KSRC's tree id is "ksrc PATH KEY": no version to take from it.
-		self.assertEqual(harness_results.kernels_tested(['### Linux 7.3 (ksrc /src/linux 0123abcd) on x86_64, q']),
+		self.assertEqual(harness_tables.kernels_tested(['### Linux 7.3 (ksrc /src/linux 0123abcd) on x86_64, q']),
 				 'Kernels tested: Linux 7.3 (ksrc /src/linux 0123abcd).')
 
 	def test_no_tables_no_line(self):
-		self.assertEqual(harness_results.kernels_tested(['no title here']), '')
+		self.assertEqual(harness_tables.kernels_tested(['no title here']), '')
 
