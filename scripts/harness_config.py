@@ -70,15 +70,23 @@ def load_arch(name: str) -> Arch:
 # CONFIG_PATTERN reads it, which the olddefconfig check parses with) or
 # unset, a comment (that does not start with an option, which would look
 # unset and not be), blank.
-FRAGMENT_LINE = re.compile(r'CONFIG_\w+=(\S+|".*")|# CONFIG_\w+ is not set|#(?!\s*CONFIG_).*|\s*')
+FRAGMENT_LINE = re.compile(r'(CONFIG_\w+)=(\S+|".*")|# (CONFIG_\w+) is not set|#(?!\s*CONFIG_).*|\s*')
 
 
-def check_fragment(where: str, text: str) -> None:
+def check_fragment(where: str, text: str) -> Dict[str, str]:
 	"""A config fragment merge_config.sh and the kconfig check read as
-	written: each line an option, a comment or blank."""
+	written: each line an option, a comment or blank; its options,
+	CONFIG_X -> value ('n' where unset). The harness's one reader of a
+	fragment (a tree's kunit_config judges a .config)."""
+	options = {}
 	for i, l in enumerate(text.splitlines(), 1):
-		if not FRAGMENT_LINE.fullmatch(l):
-			raise HarnessError(f'{where}:{i}: {l!r} is not CONFIG_X=VALUE, "# CONFIG_X is not set" or a comment')
+		m = FRAGMENT_LINE.fullmatch(l)
+		if not m:
+			raise HarnessError(f'{where}:{i}: {l!r} is not CONFIG_X=VALUE, '
+					   '"# CONFIG_X is not set" or a comment')
+		if m.group(1) or m.group(3):
+			options[m.group(1) or m.group(3)] = m.group(2) or 'n'
+	return options
 
 
 def check_fragments() -> None:
@@ -629,20 +637,23 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	return run
 
 
+# The selftest's fragment, from TOP.
+SELFTEST_CONFIG = 'tools/testing/selftests/connector/config'
+
+
 def kernel_options(arch: Arch, flavour: str) -> Dict[str, str]:
 	"""CONFIG_X -> value ('n' where unset) as the fragments of a kernel of
 	ARCH and FLAVOUR that are known before a build set it, the last to
 	name it winning, in the order harness_kernel.config_fragments() merges
 	them; configure() refuses a .config that lost any of them."""
-	texts = [file_text(os.path.join(CONFIGS, 'common.config')), arch.kconfig,
-		 file_text(os.path.join(TOP, 'tools/testing/selftests/connector/config')),
-		 file_text(os.path.join(CONFIGS, 'flavours', flavour + '.config'))]
-	options = {}
-	for text in texts:
-		for l in text.splitlines():
-			m = re.fullmatch(r'(CONFIG_\w+)=(.*)', l) or re.fullmatch(r'# (CONFIG_\w+) is not set()', l)
-			if m:
-				options[m.group(1)] = m.group(2) or 'n'
+	texts = {'configs/common.config': file_text(os.path.join(CONFIGS, 'common.config')),
+		 f'configs/arch/{arch.name}.py: kconfig': arch.kconfig,
+		 SELFTEST_CONFIG: file_text(os.path.join(TOP, SELFTEST_CONFIG)),
+		 f'configs/flavours/{flavour}.config':
+			file_text(os.path.join(CONFIGS, 'flavours', flavour + '.config'))}
+	options: Dict[str, str] = {}
+	for where, text in texts.items():
+		options.update(check_fragment(where, text))
 	return options
 
 
