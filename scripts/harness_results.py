@@ -67,7 +67,8 @@ PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:', 'cn_proc-selftes
 # for in each namespace.
 KSELFTEST_PARTS = ('cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
 		   'cn_proc-selftest-userns')
-SKIP_FOR = {'cn_proc-selftest-netns': 'network namespace', 'cn_proc-selftest-pidns': 'pid namespace',
+SKIP_FOR = {'cn_proc-selftest-netns': 'network namespace',
+	    'cn_proc-selftest-pidns': 'pid namespace',
 	    'cn_proc-selftest-userns': 'user namespace'}
 KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
 SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
@@ -181,7 +182,8 @@ def status(test: Any) -> Status:
 	return STATUS_OF.get(test.status.name, Status.CRASHED)
 
 
-def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, PartLog], List[KernelReport]]:
+def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, PartLog],
+					     List[KernelReport]]:
 	"""The kernel's messages, init's lines, each part's lines, and the
 	kernel's problem reports (with the log around them)."""
 	kernel: List[str] = []
@@ -193,8 +195,8 @@ def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, Par
 		line = raw.rstrip('\r\n')
 		k = PRINTK.search(line)
 		if k and PROBLEMS.search(line[k.end():]) and len(reports) < 5:
-			reports.append(KernelReport(line[k.end():].strip(),
-						    tuple(l.rstrip() for l in lines[max(0, i - 3):i + 15])))
+			excerpt = tuple(l.rstrip() for l in lines[max(0, i - 3):i + 15])
+			reports.append(KernelReport(line[k.end():].strip(), excerpt))
 		if k and k.start() == 0:
 			kernel.append(line[k.end():])
 			continue
@@ -228,12 +230,15 @@ def parse(lines: Sequence[str], kunit_tool: str) -> BootReport:
 	init, init_errors, clocksources = init_facts(init_lines)
 	figures: Dict[str, str] = {}
 	releases: Dict[str, str] = {}
-	parts = {name: read_part(name, p, kunit_tool, checks, figures, releases) for name, p in part_logs.items()}
-	return BootReport(checks, figures, releases, parts, tuple(kernel_reports), init, tuple(init_errors),
-			  tuple(clocksources), tuple(kunit_errors), atomics, preempt, cpus, cmdline)
+	parts = {name: read_part(name, p, kunit_tool, checks, figures, releases)
+		 for name, p in part_logs.items()}
+	return BootReport(checks, figures, releases, parts, tuple(kernel_reports), init,
+			  tuple(init_errors), tuple(clocksources), tuple(kunit_errors), atomics,
+			  preempt, cpus, cmdline)
 
 
-def kernel_facts(kernel: Sequence[str]) -> Tuple[Optional[int], Optional[str], Optional[str], Optional[str]]:
+def kernel_facts(kernel: Sequence[str]) -> Tuple[Optional[int], Optional[str], Optional[str],
+						 Optional[str]]:
 	"""What the kernel's messages say of it: the CPUs brought up, its
 	command line, arm64's atomics, the preemption model."""
 	cpus: Optional[int] = None
@@ -288,8 +293,8 @@ def init_facts(init_lines: Sequence[str]) -> Tuple[Optional[InitMode], List[str]
 	return init, errors, clocksources
 
 
-def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status], figures: Dict[str, str],
-	      releases: Dict[str, str]) -> Part:
+def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status],
+	      figures: Dict[str, str], releases: Dict[str, str]) -> Part:
 	"""Part NAME as its log P says; its checks, the selftest's figures and
 	the releases the clients ran into CHECKS, FIGURES and RELEASES."""
 	runner = Runner()
@@ -318,7 +323,8 @@ def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status],
 		if t.name:
 			results += 1
 			checks[PREFIX[name] + t.name] = status(t)
-	return dataclasses.replace(part, plan=test.expected_count if ktap else None, results=results, ktap=ktap)
+	plan = test.expected_count if ktap else None
+	return dataclasses.replace(part, plan=plan, results=results, ktap=ktap)
 
 
 def kselftest_part(p: PartLog, kunit_tool: str) -> Tuple[Runner, List[str]]:
@@ -338,7 +344,8 @@ def kselftest_part(p: PartLog, kunit_tool: str) -> Tuple[Runner, List[str]]:
 		m = SKIP_ALL.match(l)
 		if m:
 			skip = m.group(1)
-	return Runner(runner.expected_count, tuple(t.name.strip() for t in runner.subtests if t.name), result, skip), nested
+	names = tuple(t.name.strip() for t in runner.subtests if t.name)
+	return Runner(runner.expected_count, names, result, skip), nested
 
 
 @dataclasses.dataclass(frozen=True)
@@ -357,11 +364,11 @@ class Problem:
 		return self.text
 
 
-KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'cmdline', 'cpus', 'init_missing',
-	 'init_mode', 'init_clients', 'part_unexpected', 'listener',
-	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
-	 'client_missing',
-	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail', 'undecided')
+KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'cmdline', 'cpus',
+	 'init_missing', 'init_mode', 'init_clients', 'part_unexpected', 'listener', 'clocksource',
+	 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
+	 'client_missing', 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed',
+	 'did_not_fail', 'undecided')
 
 # The selftest's checks of the order the series promises: it reports them
 # SKIP on a kernel whose /proc/kallsyms does not list proc_event_stamps,
@@ -387,7 +394,8 @@ def boot_problems(reported: BootReport) -> List[Problem]:
 	why: List[Problem] = []
 	if reported.timed_out:
 		why.append(Problem('timed_out', '', 'boot timed out'))
-	why += [Problem('kernel_report', r.what, 'kernel: ' + r.what) for r in reported.kernel_reports]
+	why += [Problem('kernel_report', r.what, 'kernel: ' + r.what)
+		for r in reported.kernel_reports]
 	return why
 
 
@@ -407,20 +415,24 @@ def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List
 	asked = ' '.join(kernel_cmdline(run, prog_args))
 	if reported.cmdline != asked:
 		why.append(Problem('cmdline', reported.cmdline or '',
-				   f'kernel command line: {reported.cmdline or "not reported"}, the boot gave {asked}'))
+				   f'kernel command line: {reported.cmdline or "not reported"}, '
+				   f'the boot gave {asked}'))
 	if reported.cpus != run.cpus:
 		why.append(Problem('cpus', str(reported.cpus or ''),
-				   f'CPUs brought up: {reported.cpus or "not reported"}, the run asks for {run.cpus}'))
+				   f'CPUs brought up: {reported.cpus or "not reported"}, '
+				   f'the run asks for {run.cpus}'))
 	init = reported.init
 	if init is None:
 		why.append(Problem('init_missing', '', 'init did not start'))
 	else:
 		if init.run != run.mode:
-			why.append(Problem('init_mode', init.run, f'init ran {init.run}, the run asks for {run.mode}'))
+			why.append(Problem('init_mode', init.run,
+					   f'init ran {init.run}, the run asks for {run.mode}'))
 		if init.clients != run.clients:
+			ran = 'ran' if init.clients else 'did not run'
+			asks = 'for' if run.clients else 'for none of'
 			why.append(Problem('init_clients', str(int(init.clients)),
-					   f'init {"ran" if init.clients else "did not run"} the clients, '
-					   f'the run asks {"for" if run.clients else "for none of"} them'))
+					   f'init {ran} the clients, the run asks {asks} them'))
 	clocksources = reported.clocksources
 	if run.clocksource and (not clocksources or
 				any(c != run.clocksource for c in clocksources)):
@@ -429,7 +441,8 @@ def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List
 				   f'the run asks for {run.clocksource}'))
 	if run.preempt and reported.preempt != run.preempt:
 		why.append(Problem('preempt', reported.preempt or '',
-				   f'preemption: {reported.preempt or "not reported"}, the run asks for {run.preempt}'))
+				   f'preemption: {reported.preempt or "not reported"}, '
+				   f'the run asks for {run.preempt}'))
 	if run.arch.atomics or reported.atomics:
 		if reported.atomics != run.atomics:
 			why.append(Problem('atomics', reported.atomics or '',
@@ -469,25 +482,33 @@ def part_problems(reported: BootReport, part: str, listener: int) -> List[Proble
 	if part in KSELFTEST_PARTS:
 		script = f'/{KSELFTEST_INSTALLS[listener]}/run_kselftest.sh'
 		if script not in p.command.split():
-			why.append(Problem('listener', part, f'{part} ran {p.command or "nothing"}, not the {listener}-bit '
-					   f'listener\'s {script}'))
+			why.append(Problem('listener', part,
+					   f'{part} ran {p.command or "nothing"}, '
+					   f'not the {listener}-bit listener\'s {script}'))
 		if runner.plan != 1 or runner.results != (KSELFTEST_NAME,):
-			why.append(Problem('runner', part, f'{part}: run_kselftest.sh planned {runner.plan} and reported '
-					   f'{", ".join(runner.results) or "nothing"}, not {KSELFTEST_NAME} alone'))
+			why.append(Problem('runner', part,
+					   f'{part}: run_kselftest.sh planned {runner.plan} and '
+					   f'reported {", ".join(runner.results) or "nothing"}, '
+					   f'not {KSELFTEST_NAME} alone'))
 	if part in SKIP_FOR:
-		if runner.status is not Status.SKIP or not runner.skip or SKIP_FOR[part] not in runner.skip:
-			why.append(Problem('namespace_skip', part, f'{part}: cn_proc_test did not SKIP for the '
+		if runner.status is not Status.SKIP or not runner.skip or \
+		   SKIP_FOR[part] not in runner.skip:
+			why.append(Problem('namespace_skip', part,
+					   f'{part}: cn_proc_test did not SKIP for the '
 					   f'{SKIP_FOR[part]} (result {runner.status or "none"}, '
 					   f'reason: {runner.skip or "none"})'))
 	elif not p.ktap or p.plan is None or p.results != p.plan:
 		why.append(Problem('plan', part, f'{part} reported {p.results} results, planned '
 				   f'{p.plan if p.plan is not None else "none"}'))
 	mine = [k for k in reported.checks if (k.startswith(prefix) if prefix else ':' not in k)]
-	failed = any(reported.checks[k] is not Status.OK and reported.checks[k] is not Status.SKIP for k in mine)
+	failed = any(reported.checks[k] is not Status.OK and reported.checks[k] is not Status.SKIP
+		     for k in mine)
 	if part == 'cn_proc-selftest' and runner.status is not None and not why and \
 	   runner.status is not (Status.FAIL if failed else Status.OK):
-		why.append(Problem('runner_result', part, f'{part}: run_kselftest.sh reported cn_proc_test '
-				   f'{runner.status}, its checks {"some failed" if failed else "all passed"}'))
+		why.append(Problem('runner_result', part,
+				   f'{part}: run_kselftest.sh reported cn_proc_test '
+				   f'{runner.status}, its checks '
+				   f'{"some failed" if failed else "all passed"}'))
 	if p.exit != (1 if failed or runner.status is Status.FAIL else 0):
 		why.append(Problem('exit_status', part, f'{part} exited {p.exit}'))
 	return why
@@ -503,8 +524,8 @@ def verdict(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[
 		for c in sorted((must | may) - set(reported.checks))]
 	why += [Problem('failed', c, f'{c} failed') for c in sorted(got - must - may)]
 	why += [Problem('did_not_fail', c, f'{c} did not fail') for c in sorted(must - got)]
-	why += [Problem('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel with '
-			'the stamps\' domain, or with -a')
+	why += [Problem('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel '
+			'with the stamps\' domain, or with -a')
 		for c in ORDER_CHECKS if reported.checks.get(c) is Status.SKIP]
 	return why
 
@@ -524,14 +545,16 @@ def _json(o: object) -> str:
 def save(reported: BootReport, why: Sequence[Problem], path: str) -> None:
 	"""REPORTED as JSON, its verdict WHY in it; load() reads it back."""
 	with open(path, 'w') as f:
-		json.dump({**dataclasses.asdict(reported), 'verdict': [dataclasses.asdict(w) for w in why]}, f,
-			  indent=1, default=_json)
+		verdict = [dataclasses.asdict(w) for w in why]
+		json.dump({**dataclasses.asdict(reported), 'verdict': verdict}, f, indent=1,
+			  default=_json)
 		f.write('\n')
 
 
 def _part(d: Dict[str, Any]) -> Part:
 	r = d['runner']
-	runner = Runner(r['plan'], tuple(r['results']), None if r['status'] is None else Status(r['status']), r['skip'])
+	status = None if r['status'] is None else Status(r['status'])
+	runner = Runner(r['plan'], tuple(r['results']), status, r['skip'])
 	return Part(d['command'], d['exit'], d['plan'], d['results'], d['ktap'], runner)
 
 
@@ -539,11 +562,12 @@ def load(path: str) -> Tuple[BootReport, List[Problem]]:
 	"""What save() wrote: the report and its verdict."""
 	with open(path) as f:
 		d = json.load(f)
-	return BootReport(
-		checks={k: Status(v) for k, v in d['checks'].items()}, figures=d['figures'], releases=d['releases'],
-		parts={k: _part(p) for k, p in d['parts'].items()},
-		kernel_reports=tuple(KernelReport(r['what'], tuple(r['excerpt'])) for r in d['kernel_reports']),
-		init=None if d['init'] is None else InitMode(**d['init']), init_errors=tuple(d['init_errors']),
-		clocksources=tuple(d['clocksources']), kunit_errors=tuple(d['kunit_errors']), atomics=d['atomics'],
-		preempt=d['preempt'], cpus=d['cpus'], cmdline=d['cmdline'], log=d['log'], timed_out=d['timed_out']), \
-		[Problem(**w) for w in d['verdict']]
+	why = [Problem(**w) for w in d.pop('verdict')]
+	d.update(checks={k: Status(v) for k, v in d['checks'].items()},
+		 parts={k: _part(p) for k, p in d['parts'].items()},
+		 kernel_reports=tuple(KernelReport(r['what'], tuple(r['excerpt']))
+				      for r in d['kernel_reports']),
+		 init=None if d['init'] is None else InitMode(**d['init']))
+	for k in ('init_errors', 'clocksources', 'kunit_errors'):
+		d[k] = tuple(d[k])
+	return BootReport(**d), why

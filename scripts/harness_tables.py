@@ -73,14 +73,16 @@ def table(judged: Sequence[Judged]) -> List[str]:
 			continue
 		label = 'KUnit ' + n[6:] if n.startswith('kunit:') else n
 		# A client's row names the release that ran (every boot's).
-		releases = list(dict.fromkeys(j.report.releases.get(n) for j in judged if n in j.report.checks))
+		releases = list(dict.fromkeys(j.report.releases.get(n) for j in judged
+					      if n in j.report.checks))
 		if n.startswith('client:') and releases and None not in releases:
 			label += f' ({"; ".join(r for r in releases if r is not None)})'
 		rows.append(row(label, _check_cell(n)))
 	for label, key in FIGURES:
 		rows.append(row(label, _figure_cell(key)))
 	if any(j.report.clocksources for j in judged):
-		rows.append(row('clocksource', lambda j: '/'.join(dict.fromkeys(j.report.clocksources)) or None))
+		rows.append(row('clocksource',
+				lambda j: '/'.join(dict.fromkeys(j.report.clocksources)) or None))
 	if any(j.report.atomics for j in judged):
 		rows.append(row('atomics', lambda j: j.report.atomics))
 	rows.append(row('kernel reports', lambda j: str(len(j.report.kernel_reports))))
@@ -112,13 +114,15 @@ def boot_line(j: Judged, n: int, of: int, seconds: float) -> str:
 	expects, the time; if not, why, its log and its first failing line."""
 	b, r = j.boot, j.report
 	decided = [s for s in r.checks.values() if s is not Status.SKIP]
-	line = (f'[{"FAILED" if j.problems else "PASSED"}] {n}/{of} Linux {b.line} {b.run.arch.name} {b.run.name} '
-		f'{b.variant}: {sum(s is Status.OK for s in decided)}/{len(decided)} checks ok, inversions '
+	line = (f'[{"FAILED" if j.problems else "PASSED"}] {n}/{of} Linux {b.line} '
+		f'{b.run.arch.name} {b.run.name} {b.variant}: '
+		f'{sum(s is Status.OK for s in decided)}/{len(decided)} checks ok, inversions '
 		f'{r.figures.get("inversions", "-")}, ties {r.figures.get("ties", "-")}, '
 		f'{"UNEXPECTED" if j.problems else "as expected"} ({seconds:.0f}s)')
 	if j.problems:
 		first = first_failure(j)
-		line += f': {"; ".join(p.text for p in j.problems)}; log {r.log}' + (f': {first}' if first else '')
+		line += f': {"; ".join(p.text for p in j.problems)}; log {r.log}'
+		line += f': {first}' if first else ''
 	return line
 
 
@@ -127,8 +131,10 @@ def terminal_table(judged: Sequence[Judged]) -> List[str]:
 	named as far as 48 columns go (table()'s, RESULTS', has every one)."""
 	rows = [('run', 'kernel', 'failed', 'inversions', 'ties', 'as expected')]
 	for j in judged:
-		failed = [k for k, v in j.report.checks.items() if v not in (Status.OK, Status.SKIP)]
-		rows.append((j.boot.run.name, j.boot.variant, textwrap.shorten(' '.join(failed), 48, placeholder=' ...') or '-',
+		failed = [k for k, v in j.report.checks.items()
+			  if v not in (Status.OK, Status.SKIP)]
+		rows.append((j.boot.run.name, j.boot.variant,
+			     textwrap.shorten(' '.join(failed), 48, placeholder=' ...') or '-',
 			     j.report.figures.get('inversions', '-'),
 			     j.report.figures.get('ties', '-'), 'no' if j.problems else 'yes'))
 	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -136,8 +142,9 @@ def terminal_table(judged: Sequence[Judged]) -> List[str]:
 
 
 # Under each table: what base and patched are.
-WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp_ns(), called by nothing; "
-		       "cn_proc as in the pristine tree); patched: the whole series.")
+WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp_ns(), "
+		       "called by nothing; cn_proc as in the pristine tree); patched: the whole "
+		       "series.")
 
 
 def report(title: str, judged: Sequence[Judged], terminal: bool = False) -> List[str]:
@@ -147,7 +154,8 @@ def report(title: str, judged: Sequence[Judged], terminal: bool = False) -> List
 		['', WHAT_EACH_KERNEL_IS, '']
 	bad = [j for j in judged if j.problems]
 	for j in bad:
-		out.append(f'UNEXPECTED: {j.boot.run.name} {j.boot.variant}: {"; ".join(w.text for w in j.problems)}')
+		out.append(f'UNEXPECTED: {j.boot.run.name} {j.boot.variant}: '
+			   f'{"; ".join(w.text for w in j.problems)}')
 		for r in j.report.kernel_reports[:1]:
 			out += ['    | ' + l for l in r.excerpt]
 	out.append(f'{title}: {len(judged) - len(bad)} of {len(judged)} boots as expected')
