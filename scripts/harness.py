@@ -25,7 +25,7 @@ from harness_kernel import cached_source, fetch_source  # noqa: E402
 import harness_boot  # noqa: E402
 from harness_boot import KUNIT_TOOL  # noqa: E402
 from harness_plan import Cmd, Dry, Executor, Real  # noqa: E402
-import harness_results  # noqa: E402
+import harness_tables  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, file_text, note, run, stage,  # noqa: E402
 			  stage_summary)
@@ -289,7 +289,7 @@ def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	       'patch (ktime_stamp_ns(), called by nothing; cn_proc as in the pristine',
 	       'tree), patched the whole series; see configs/runs.toml for what each',
 	       'run boots and expects.']
-	kernels = harness_results.kernels_tested([file_text(t) for t in tables])
+	kernels = harness_tables.kernels_tested([file_text(t) for t in tables])
 	if kernels:
 		out += ['', kernels]
 	ct = os.path.join(opts.out, 'check.time')

@@ -16,6 +16,7 @@ from harness_guest import accelerator, boot_and_parse, build_initramfs, qemu_arg
 from harness_kernel import Kernels, Tree, fetch_source
 from harness_plan import Executor
 import harness_results
+import harness_tables
 from harness_util import HarnessError, describe, file_text, note, now, stage
 
 # Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
@@ -151,7 +152,7 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, kselftest_
 		why = harness_results.verdict(reported, b, prog_args(b, opts))
 		harness_results.save(reported, why, os.path.join(results, arch.name, b.name + '.json'))
 		j = harness_results.Judged(b, reported, tuple(why))
-		print(f'[{now()}] {harness_results.boot_line(j, n, len(boots), time.monotonic() - start)}', flush=True)
+		print(f'[{now()}] {harness_tables.boot_line(j, n, len(boots), time.monotonic() - start)}', flush=True)
 		judged[arch.name].append(j)
 	if ex.dry:
 		return True
@@ -159,9 +160,9 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, kselftest_
 	for a in archs:
 		title = f'Linux {line.name} ({tree.id}) on {a.name}, QEMU -accel {accels[a.name]}'
 		md = os.path.join(results, f'{a.name}.md')
-		print('\n' + '\n'.join(harness_results.report(title, judged[a.name], terminal=True)) +
+		print('\n' + '\n'.join(harness_tables.report(title, judged[a.name], terminal=True)) +
 		      f'\n(every check and figure: {md})', flush=True)
-		out = harness_results.report(title, judged[a.name])
+		out = harness_tables.report(title, judged[a.name])
 		with open(md, 'w') as f:
 			f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
 		ok = ok and not any(j.problems for j in judged[a.name])
@@ -201,6 +202,6 @@ def parse_one(opts: Options, b: Boot, log: str, lines: Sequence[KernelLine], new
 	that did not finish, which fail it all the same."""
 	reported = harness_results.parse_log(log, False, kunit_tool(opts, lines, newest, ex))
 	j = harness_results.Judged(b, reported, tuple(harness_results.verdict(reported, b, prog_args(b, opts))))
-	print(harness_results.boot_line(j, 1, 1, 0) + '\n\n' +
-	      '\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}', [j])), flush=True)
+	print(harness_tables.boot_line(j, 1, 1, 0) + '\n\n' +
+	      '\n'.join(harness_tables.report(f'{log}: Linux {b.line} on {b.run.arch.name}', [j])), flush=True)
 	return 1 if j.problems else 0

@@ -70,15 +70,24 @@ def load_arch(name: str) -> Arch:
 # CONFIG_PATTERN reads it, which the olddefconfig check parses with) or
 # unset, a comment (that does not start with an option, which would look
 # unset and not be), blank.
-FRAGMENT_LINE = re.compile(r'CONFIG_\w+=(\S+|".*")|# CONFIG_\w+ is not set|#(?!\s*CONFIG_).*|\s*')
+FRAGMENT_LINE = re.compile(r'(CONFIG_\w+)=(\S+|".*")|# (CONFIG_\w+) is not set|'
+			   r'#(?!\s*CONFIG_).*|\s*')
 
 
-def check_fragment(where: str, text: str) -> None:
+def check_fragment(where: str, text: str) -> Dict[str, str]:
 	"""A config fragment merge_config.sh and the kconfig check read as
-	written: each line an option, a comment or blank."""
+	written: each line an option, a comment or blank; its options,
+	CONFIG_X -> value ('n' where unset). The harness's one reader of a
+	fragment (a tree's kunit_config judges a .config)."""
+	options = {}
 	for i, l in enumerate(text.splitlines(), 1):
-		if not FRAGMENT_LINE.fullmatch(l):
-			raise HarnessError(f'{where}:{i}: {l!r} is not CONFIG_X=VALUE, "# CONFIG_X is not set" or a comment')
+		m = FRAGMENT_LINE.fullmatch(l)
+		if not m:
+			raise HarnessError(f'{where}:{i}: {l!r} is not CONFIG_X=VALUE, '
+					   '"# CONFIG_X is not set" or a comment')
+		if m.group(1) or m.group(3):
+			options[m.group(1) or m.group(3)] = m.group(2) or 'n'
+	return options
 
 
 def check_fragments() -> None:
@@ -87,11 +96,13 @@ def check_fragments() -> None:
 		for f in sorted(os.listdir(d)):
 			if f.endswith('.config'):
 				with open(os.path.join(d, f), errors='replace') as fh:
-					check_fragment(os.path.relpath(os.path.join(d, f), TOP), fh.read())
+					where = os.path.relpath(os.path.join(d, f), TOP)
+					check_fragment(where, fh.read())
 
 
 def booting_arches() -> List[str]:
-	names = sorted(f[:-3] for f in os.listdir(os.path.join(CONFIGS, 'arch')) if f.endswith('.py'))
+	names = sorted(f[:-3] for f in os.listdir(os.path.join(CONFIGS, 'arch'))
+		       if f.endswith('.py'))
 	return [n for n in names if load_arch(n).boots]
 
 
@@ -150,7 +161,8 @@ def _load_toml(name: str) -> dict:
 def _keys(where: str, table: dict, allowed: Sequence[str], required: Sequence[str] = ()) -> None:
 	unknown = sorted(set(table) - set(allowed))
 	if unknown:
-		raise HarnessError(f'{where}: unknown key {unknown[0]} (known: {", ".join(allowed)})')
+		raise HarnessError(f'{where}: unknown key {unknown[0]} '
+				   f'(known: {", ".join(allowed)})')
 	for k in required:
 		if k not in table:
 			raise HarnessError(f'{where}: no {k}')
@@ -167,11 +179,13 @@ def load_lines() -> List[KernelLine]:
 		      ('name', 'package', 'suite', 'series'))
 		checks = []
 		for c in t.get('static_checks', []):
-			_keys(where + ': static_checks', c, ('arch', 'flavour'), ('arch', 'flavour'))
+			_keys(where + ': static_checks', c, ('arch', 'flavour'),
+			      ('arch', 'flavour'))
 			load_arch(c['arch'])
 			_flavour(where, c['flavour'])
 			checks.append((c['arch'], c['flavour']))
-		lines.append(KernelLine(t['name'], t['package'], t['suite'], t['series'], tuple(checks)))
+		lines.append(KernelLine(t['name'], t['package'], t['suite'], t['series'],
+					tuple(checks)))
 	if not lines:
 		raise HarnessError('configs/lines.toml has no line')
 	return lines
@@ -413,24 +427,27 @@ def select_lines(opts: Options, lines: List[KernelLine]) -> List[KernelLine]:
 	if opts.ksrc:
 		mk = os.path.join(opts.ksrc, 'Makefile')
 		if not (os.path.isfile(mk) and os.path.isdir(os.path.join(opts.ksrc, 'kernel'))):
-			raise HarnessError(f'{given("ksrc", opts.ksrc)} is not a kernel tree (give the top '
-					   'directory of a Linux source tree)')
+			raise HarnessError(f'{given("ksrc", opts.ksrc)} is not a kernel tree '
+					   '(give the top directory of a Linux source tree)')
 		with open(mk, errors='replace') as f:
 			text = f.read()
 		v = re.search(r'^VERSION = (\d+)', text, re.M)
 		p = re.search(r'^PATCHLEVEL = (\d+)', text, re.M)
 		version = f'{v.group(1) if v else "?"}.{p.group(1) if p else "?"}'
 		if want and want != version:
-			raise HarnessError(f'{given("ksrc", opts.ksrc)} is Linux {version}, not {given("kernel", want)}: '
-					   f'give one of them, or {given("kernel", version)}')
+			raise HarnessError(f'{given("ksrc", opts.ksrc)} is Linux {version}, '
+					   f'not {given("kernel", want)}: give one of them, or '
+					   f'{given("kernel", version)}')
 		want = version
 	if not want:
 		want = names[0]
 	chosen = names if want == 'all' else want.split()
 	for n in chosen:
 		if n not in names:
-			raise HarnessError(f'no series for Linux {n} ({given("ksrc", opts.ksrc) + ", " if opts.ksrc else ""}'
-					   f'{given("kernel", opts.kernel)}); lines: {" ".join(names)} or all')
+			ksrc = given("ksrc", opts.ksrc) + ", " if opts.ksrc else ""
+			kernel = given('kernel', opts.kernel)
+			raise HarnessError(f'no series for Linux {n} ({ksrc}{kernel}); '
+					   f'lines: {" ".join(names)} or all')
 	return [l for l in lines if l.name in chosen]
 
 
@@ -447,10 +464,14 @@ CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
 # The results the selftest (tools/testing/selftests/connector) and the real
 # clients (tests/clients/run.sh) report, each once a boot: the checks a
 # run can expect to fail, with the KUnit cases of the line's series.
-SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach', 'ptrace_detach',
-		   'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order', 'delta_100ms', 'delta_250ms',
-		   'load_order', 'load_unique')
-CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid', 'extrace_killed')
+SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach',
+		   'ptrace_detach', 'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order',
+		   'delta_100ms', 'delta_250ms', 'load_order', 'load_unique')
+CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid',
+		 'extrace_killed')
+# The guest's kselftest install of each listener (64- or 32-bit), a
+# directory at its root.
+KSELFTEST_INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 # run_kselftest.sh's result for the selftest in each namespace the guest
 # runs it in (each must SKIP).
 NAMESPACE_CHECKS = ('netns:cn_proc_test', 'pidns:cn_proc_test', 'userns:cn_proc_test')
@@ -548,12 +569,14 @@ def _expect(where: str, t: dict, run: dict) -> Expect:
 	e = Expect(tuple(t.get('fail', ())), tuple(t.get('may_fail', ())))
 	for c in e.fail + e.may_fail:
 		if not isinstance(c, str) or not CHECK.fullmatch(c):
-			raise HarnessError(f'{where}: {c!r} is not a check (NAME, kunit:CASE or client:NAME)')
+			raise HarnessError(f'{where}: {c!r} is not a check '
+					   '(NAME, kunit:CASE or client:NAME)')
 		mode = run.get('mode', 'selftest')
 		if c.startswith('client:') and not run.get('clients'):
 			raise HarnessError(f'{where}: {c}: the run does not run the clients')
 		if ':' not in c and mode != 'selftest':
-			raise HarnessError(f'{where}: {c}: a selftest check, but the run is mode {mode}')
+			raise HarnessError(f'{where}: {c}: a selftest check, '
+					   f'but the run is mode {mode}')
 	both = set(e.fail) & set(e.may_fail)
 	if both:
 		raise HarnessError(f'{where}: {sorted(both)[0]} both in fail and may_fail')
@@ -573,7 +596,8 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	except HarnessError as e:
 		raise HarnessError(f'{where}: {e}') from None
 	if not arch.boots:
-		raise HarnessError(f'{where}: {arch.name} does not boot (configs/arch/{arch.name}.py has no qemu)')
+		raise HarnessError(f'{where}: {arch.name} does not boot '
+				   f'(configs/arch/{arch.name}.py has no qemu)')
 	_flavour(where, t.get('flavour', 'default'))
 	cpus = t.get('cpus', 2)
 	if not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1:
@@ -586,27 +610,31 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 		raise HarnessError(f'{where}: mode {mode!r} is not one of {", ".join(MODES)}')
 	listener = t.get('listener', 64)
 	if listener not in dict(arch.listeners):
+		bits = ' and '.join(str(b) for b, _ in arch.listeners)
 		raise HarnessError(f'{where}: listener {listener!r}: {arch.name} has the '
-				   f'{" and ".join(str(b) for b, _ in arch.listeners)}-bit listener')
+				   f'{bits}-bit listener')
 	if t.get('clients') and not arch.clients:
 		raise HarnessError(f'{where}: the real clients do not run on {arch.name}')
 	atomics = t.get('atomics')
 	if not arch.atomics and atomics is not None:
-		raise HarnessError(f'{where}: atomics {atomics!r}: {arch.name} has no choice of atomics')
+		raise HarnessError(f'{where}: atomics {atomics!r}: '
+				   f'{arch.name} has no choice of atomics')
 	cs = t.get('clocksource')
 	if cs is not None and not re.fullmatch(r'[a-z0-9_-]+', str(cs)):
 		raise HarnessError(f'{where}: clocksource {cs!r} is not a clocksource name')
 	preempt = t.get('preempt')
 	if preempt is not None and preempt not in PREEMPT_MODELS:
-		raise HarnessError(f'{where}: preempt {preempt!r} is not one of {", ".join(PREEMPT_MODELS)}')
+		raise HarnessError(f'{where}: preempt {preempt!r} is not one of '
+				   f'{", ".join(PREEMPT_MODELS)}')
 	seen = set()
 	for a in t.get('kernel_args', []):
 		name = str(a).split('=', 1)[0]
 		if not re.fullmatch(r'[a-z0-9_.-]+(=\S+)?', str(a)):
-			raise HarnessError(f'{where}: kernel argument {a!r} is not NAME or NAME=VALUE')
+			raise HarnessError(f'{where}: kernel argument {a!r} '
+					   'is not NAME or NAME=VALUE')
 		if name in RESERVED_ARGS or name.startswith('cnproc_'):
-			raise HarnessError(f'{where}: kernel argument {a}: {name}= is the harness\'s '
-					   'or a field of the run')
+			raise HarnessError(f'{where}: kernel argument {a}: '
+					   f'{name}= is the harness\'s or a field of the run')
 		if name in seen:
 			raise HarnessError(f'{where}: kernel argument {name}= given twice')
 		seen.add(name)
@@ -626,20 +654,23 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 	return run
 
 
+# The selftest's fragment, from TOP.
+SELFTEST_CONFIG = 'tools/testing/selftests/connector/config'
+
+
 def kernel_options(arch: Arch, flavour: str) -> Dict[str, str]:
 	"""CONFIG_X -> value ('n' where unset) as the fragments of a kernel of
 	ARCH and FLAVOUR that are known before a build set it, the last to
 	name it winning, in the order harness_kernel.config_fragments() merges
 	them; configure() refuses a .config that lost any of them."""
-	texts = [file_text(os.path.join(CONFIGS, 'common.config')), arch.kconfig,
-		 file_text(os.path.join(TOP, 'tools/testing/selftests/connector/config')),
-		 file_text(os.path.join(CONFIGS, 'flavours', flavour + '.config'))]
-	options = {}
-	for text in texts:
-		for l in text.splitlines():
-			m = re.fullmatch(r'(CONFIG_\w+)=(.*)', l) or re.fullmatch(r'# (CONFIG_\w+) is not set()', l)
-			if m:
-				options[m.group(1)] = m.group(2) or 'n'
+	texts = {'configs/common.config': file_text(os.path.join(CONFIGS, 'common.config')),
+		 f'configs/arch/{arch.name}.py: kconfig': arch.kconfig,
+		 SELFTEST_CONFIG: file_text(os.path.join(TOP, SELFTEST_CONFIG)),
+		 f'configs/flavours/{flavour}.config':
+			file_text(os.path.join(CONFIGS, 'flavours', flavour + '.config'))}
+	options: Dict[str, str] = {}
+	for where, text in texts.items():
+		options.update(check_fragment(where, text))
 	return options
 
 
@@ -652,28 +683,31 @@ def check_run(where: str, run: Run) -> None:
 	# More CPUs than NR_CPUS boot, the rest left offline.
 	nr_cpus = int(options.get('CONFIG_NR_CPUS', '1')) if options.get('CONFIG_SMP') == 'y' else 1
 	if run.cpus > nr_cpus:
-		raise HarnessError(f'{where}: cpus {run.cpus}: the {arch.name} {run.flavour} kernel has at most '
-				   f'{nr_cpus} (CONFIG_NR_CPUS, CONFIG_SMP of configs/arch/{arch.name}.py and the fragments)')
+		raise HarnessError(f'{where}: cpus {run.cpus}: the {arch.name} {run.flavour} '
+				   f'kernel has at most {nr_cpus} (CONFIG_NR_CPUS, CONFIG_SMP of '
+				   f'configs/arch/{arch.name}.py and the fragments)')
 	if run.cpus > arch.qemu_max_cpus:
-		raise HarnessError(f'{where}: cpus {run.cpus}: QEMU\'s machine for {arch.name} takes at most '
-				   f'{arch.qemu_max_cpus}')
+		raise HarnessError(f'{where}: cpus {run.cpus}: QEMU\'s machine for {arch.name} '
+				   f'takes at most {arch.qemu_max_cpus}')
 	if run.clocksource is not None and run.clocksource not in arch.clocksources:
-		raise HarnessError(f'{where}: clocksource {run.clocksource}: the {arch.name} kernel has '
-				   f'{", ".join(arch.clocksources)}')
+		raise HarnessError(f'{where}: clocksource {run.clocksource}: '
+				   f'the {arch.name} kernel has {", ".join(arch.clocksources)}')
 	models = dict(arch.cpu_models)
 	if run.cpu_model is not None and run.cpu_model not in models:
-		raise HarnessError(f'{where}: cpu_model {run.cpu_model}: '
-				   + (f'{arch.name} runs name one of {", ".join(models)}' if models else
-				      f'{arch.name} boots on KVM where it can, which a CPU model would turn off'))
+		why = (f'{arch.name} runs name one of {", ".join(models)}' if models else
+		       f'{arch.name} boots on KVM where it can, which a CPU model would turn off')
+		raise HarnessError(f'{where}: cpu_model {run.cpu_model}: {why}')
 	# A run names the atomics its kernel must choose, as the CPU has them.
 	cpu = run.cpu_model or arch.cpu
 	if arch.atomics and run.atomics != models.get(cpu):
-		raise HarnessError(f'{where}: atomics {run.atomics}: a {arch.name} run names the atomics its kernel '
-				   f'must choose ({" or ".join(arch.atomics)}), on -cpu {cpu} '
-				   f'{models.get(cpu) or "what configs/arch/" + arch.name + ".py does not say"}')
+		has = models.get(cpu) or f'what configs/arch/{arch.name}.py does not say'
+		raise HarnessError(f'{where}: atomics {run.atomics}: a {arch.name} run names the '
+				   f'atomics its kernel must choose ({" or ".join(arch.atomics)}), '
+				   f'on -cpu {cpu} {has}')
 	if run.preempt is not None and options.get('CONFIG_PREEMPT_DYNAMIC') != 'y':
 		raise HarnessError(f'{where}: preempt {run.preempt}: flavour {run.flavour} has no '
-				   'CONFIG_PREEMPT_DYNAMIC, whose preempt= chooses the model at boot')
+				   'CONFIG_PREEMPT_DYNAMIC, '
+				   'whose preempt= chooses the model at boot')
 
 
 def reportable(run: Run, line: KernelLine, variant: str) -> List[str]:
@@ -681,7 +715,7 @@ def reportable(run: Run, line: KernelLine, variant: str) -> List[str]:
 	KUnit cases of what it has of the series (the base kernel: its first
 	patch's), the selftest's results when it runs, the clients' when they
 	run."""
-	patches = base_patches(line.series_dir) if variant == 'base' else series_patches(line.series_dir)
+	patches = (base_patches if variant == 'base' else series_patches)(line.series_dir)
 	checks = ['kunit:' + c for c in kunit_cases(patches)]
 	if run.mode == 'selftest':
 		checks += SELFTEST_CHECKS + NAMESPACE_CHECKS
@@ -694,20 +728,24 @@ def load_runs(lines: Sequence[KernelLine]) -> List[Run]:
 	"""Every run of configs/runs.toml, each checked whole, every check it
 	expects to fail one its boots report."""
 	names = [l.name for l in lines]
-	runs = [parse_run(i, t, names) for i, t in enumerate(_load_toml('runs.toml').get('run', []))]
+	runs = [parse_run(i, t, names)
+		for i, t in enumerate(_load_toml('runs.toml').get('run', []))]
 	for r in runs:
 		for line in (l for l in lines if l.name in r.lines):
 			for v, e in r.kernels:
 				known = reportable(r, line, v)
 				for c in e.fail + e.may_fail:
 					if c not in known:
-						raise HarnessError(f'runs.toml: run {r.name}: kernels.{v}: {c}: no check a {v} '
-								   f'kernel of Linux {line.name} reports in this run')
+						raise HarnessError(
+							f'runs.toml: run {r.name}: kernels.{v}: '
+							f'{c}: no check a {v} kernel of Linux '
+							f'{line.name} reports in this run')
 	for l in names:
 		mine = [r.name for r in runs if l in r.lines]
 		dup = {n for n in mine if mine.count(n) > 1}
 		if dup:
-			raise HarnessError(f'configs/runs.toml: two runs {sorted(dup)[0]} of line {l}')
+			raise HarnessError(f'configs/runs.toml: two runs {sorted(dup)[0]} '
+					   f'of line {l}')
 	return runs
 
 
@@ -727,24 +765,29 @@ class Boot:
 		return Kernel(self.run.arch, self.run.flavour, self.variant)
 
 
-def select_boots(runs: Sequence[Run], lines: Sequence[KernelLine], opts: Options) -> Dict[str, List[Boot]]:
+def select_boots(runs: Sequence[Run], lines: Sequence[KernelLine],
+		 opts: Options) -> Dict[str, List[Boot]]:
 	"""The boots of each chosen line that --runs and --arch select (all
 	by default); every chosen line must keep one, every --runs name a run
 	of a chosen line."""
 	boots = {}
+	runs_given = given('runs', repr(' '.join(opts.runs)))
 	for line in lines:
 		mine = [r for r in runs if line.name in r.lines]
 		chosen = [r for r in mine if (not opts.runs or r.name in opts.runs)
 			  and (not opts.arch or r.arch.name == opts.arch)]
 		if not chosen:
-			raise HarnessError(
-				f'{given("arch", opts.arch) + " " if opts.arch else ""}{given("runs", repr(" ".join(opts.runs)))} '
-				f'selects no run of Linux {line.name}; its runs: {" ".join(r.name for r in mine)}')
+			arch = given('arch', opts.arch) + ' ' if opts.arch else ''
+			theirs = ' '.join(r.name for r in mine)
+			raise HarnessError(f'{arch}{runs_given} selects no run of Linux '
+					   f'{line.name}; its runs: {theirs}')
 		boots[line.name] = [Boot(line.name, r, v, e) for r in chosen for v, e in r.kernels]
 	known = {r.name for r in runs for l in lines if l.name in r.lines
 		 and (not opts.arch or r.arch.name == opts.arch)}
 	for c in opts.runs:
 		if c not in known:
-			raise HarnessError(f'{given("runs", repr(" ".join(opts.runs)))}: no run \'{c}\' of Linux {" ".join(l.name for l in lines)}'
-					   f'{" on " + opts.arch if opts.arch else ""} in configs/runs.toml')
+			raise HarnessError(f'{runs_given}: no run \'{c}\' of Linux '
+					   f'{" ".join(l.name for l in lines)}'
+					   f'{" on " + opts.arch if opts.arch else ""} '
+					   'in configs/runs.toml')
 	return boots

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Read a test boot's serial log, judge it against its run, tabulate a
-line's boots.
+"""Read a test boot's serial log and judge it against its run
+(harness_tables.py prints and tabulates what this judged).
 
 A serial log interleaves the kernel's printk lines ("[  1.234567] ...")
 with what the guest's programs write, and a printk can land inside a
@@ -44,14 +44,11 @@ import enum
 import functools
 import importlib
 import json
-import os
 import re
 import sys
-import textwrap
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from harness_config import CLIENT_CHECKS, Boot, kernel_cmdline
-import harness_guest
+from harness_config import CLIENT_CHECKS, KSELFTEST_INSTALLS, Boot, kernel_cmdline
 
 PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
 PROBLEMS = re.compile(
@@ -70,7 +67,8 @@ PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:', 'cn_proc-selftes
 # for in each namespace.
 KSELFTEST_PARTS = ('cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
 		   'cn_proc-selftest-userns')
-SKIP_FOR = {'cn_proc-selftest-netns': 'network namespace', 'cn_proc-selftest-pidns': 'pid namespace',
+SKIP_FOR = {'cn_proc-selftest-netns': 'network namespace',
+	    'cn_proc-selftest-pidns': 'pid namespace',
 	    'cn_proc-selftest-userns': 'user namespace'}
 KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
 SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
@@ -184,7 +182,8 @@ def status(test: Any) -> Status:
 	return STATUS_OF.get(test.status.name, Status.CRASHED)
 
 
-def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, PartLog], List[KernelReport]]:
+def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, PartLog],
+					     List[KernelReport]]:
 	"""The kernel's messages, init's lines, each part's lines, and the
 	kernel's problem reports (with the log around them)."""
 	kernel: List[str] = []
@@ -196,8 +195,8 @@ def split_log(lines: Sequence[str]) -> Tuple[List[str], List[str], Dict[str, Par
 		line = raw.rstrip('\r\n')
 		k = PRINTK.search(line)
 		if k and PROBLEMS.search(line[k.end():]) and len(reports) < 5:
-			reports.append(KernelReport(line[k.end():].strip(),
-						    tuple(l.rstrip() for l in lines[max(0, i - 3):i + 15])))
+			excerpt = tuple(l.rstrip() for l in lines[max(0, i - 3):i + 15])
+			reports.append(KernelReport(line[k.end():].strip(), excerpt))
 		if k and k.start() == 0:
 			kernel.append(line[k.end():])
 			continue
@@ -231,12 +230,15 @@ def parse(lines: Sequence[str], kunit_tool: str) -> BootReport:
 	init, init_errors, clocksources = init_facts(init_lines)
 	figures: Dict[str, str] = {}
 	releases: Dict[str, str] = {}
-	parts = {name: read_part(name, p, kunit_tool, checks, figures, releases) for name, p in part_logs.items()}
-	return BootReport(checks, figures, releases, parts, tuple(kernel_reports), init, tuple(init_errors),
-			  tuple(clocksources), tuple(kunit_errors), atomics, preempt, cpus, cmdline)
+	parts = {name: read_part(name, p, kunit_tool, checks, figures, releases)
+		 for name, p in part_logs.items()}
+	return BootReport(checks, figures, releases, parts, tuple(kernel_reports), init,
+			  tuple(init_errors), tuple(clocksources), tuple(kunit_errors), atomics,
+			  preempt, cpus, cmdline)
 
 
-def kernel_facts(kernel: Sequence[str]) -> Tuple[Optional[int], Optional[str], Optional[str], Optional[str]]:
+def kernel_facts(kernel: Sequence[str]) -> Tuple[Optional[int], Optional[str], Optional[str],
+						 Optional[str]]:
 	"""What the kernel's messages say of it: the CPUs brought up, its
 	command line, arm64's atomics, the preemption model."""
 	cpus: Optional[int] = None
@@ -291,8 +293,8 @@ def init_facts(init_lines: Sequence[str]) -> Tuple[Optional[InitMode], List[str]
 	return init, errors, clocksources
 
 
-def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status], figures: Dict[str, str],
-	      releases: Dict[str, str]) -> Part:
+def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status],
+	      figures: Dict[str, str], releases: Dict[str, str]) -> Part:
 	"""Part NAME as its log P says; its checks, the selftest's figures and
 	the releases the clients ran into CHECKS, FIGURES and RELEASES."""
 	runner = Runner()
@@ -321,7 +323,8 @@ def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status],
 		if t.name:
 			results += 1
 			checks[PREFIX[name] + t.name] = status(t)
-	return dataclasses.replace(part, plan=test.expected_count if ktap else None, results=results, ktap=ktap)
+	plan = test.expected_count if ktap else None
+	return dataclasses.replace(part, plan=plan, results=results, ktap=ktap)
 
 
 def kselftest_part(p: PartLog, kunit_tool: str) -> Tuple[Runner, List[str]]:
@@ -341,7 +344,8 @@ def kselftest_part(p: PartLog, kunit_tool: str) -> Tuple[Runner, List[str]]:
 		m = SKIP_ALL.match(l)
 		if m:
 			skip = m.group(1)
-	return Runner(runner.expected_count, tuple(t.name.strip() for t in runner.subtests if t.name), result, skip), nested
+	names = tuple(t.name.strip() for t in runner.subtests if t.name)
+	return Runner(runner.expected_count, names, result, skip), nested
 
 
 @dataclasses.dataclass(frozen=True)
@@ -360,11 +364,11 @@ class Problem:
 		return self.text
 
 
-KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'cmdline', 'cpus', 'init_missing',
-	 'init_mode', 'init_clients', 'part_unexpected', 'listener',
-	 'clocksource', 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
-	 'client_missing',
-	 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed', 'did_not_fail', 'undecided')
+KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 'cmdline', 'cpus',
+	 'init_missing', 'init_mode', 'init_clients', 'part_unexpected', 'listener', 'clocksource',
+	 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
+	 'client_missing', 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed',
+	 'did_not_fail', 'undecided')
 
 # The selftest's checks of the order the series promises: it reports them
 # SKIP on a kernel whose /proc/kallsyms does not list proc_event_stamps,
@@ -390,7 +394,8 @@ def boot_problems(reported: BootReport) -> List[Problem]:
 	why: List[Problem] = []
 	if reported.timed_out:
 		why.append(Problem('timed_out', '', 'boot timed out'))
-	why += [Problem('kernel_report', r.what, 'kernel: ' + r.what) for r in reported.kernel_reports]
+	why += [Problem('kernel_report', r.what, 'kernel: ' + r.what)
+		for r in reported.kernel_reports]
 	return why
 
 
@@ -410,20 +415,24 @@ def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List
 	asked = ' '.join(kernel_cmdline(run, prog_args))
 	if reported.cmdline != asked:
 		why.append(Problem('cmdline', reported.cmdline or '',
-				   f'kernel command line: {reported.cmdline or "not reported"}, the boot gave {asked}'))
+				   f'kernel command line: {reported.cmdline or "not reported"}, '
+				   f'the boot gave {asked}'))
 	if reported.cpus != run.cpus:
 		why.append(Problem('cpus', str(reported.cpus or ''),
-				   f'CPUs brought up: {reported.cpus or "not reported"}, the run asks for {run.cpus}'))
+				   f'CPUs brought up: {reported.cpus or "not reported"}, '
+				   f'the run asks for {run.cpus}'))
 	init = reported.init
 	if init is None:
 		why.append(Problem('init_missing', '', 'init did not start'))
 	else:
 		if init.run != run.mode:
-			why.append(Problem('init_mode', init.run, f'init ran {init.run}, the run asks for {run.mode}'))
+			why.append(Problem('init_mode', init.run,
+					   f'init ran {init.run}, the run asks for {run.mode}'))
 		if init.clients != run.clients:
+			ran = 'ran' if init.clients else 'did not run'
+			asks = 'for' if run.clients else 'for none of'
 			why.append(Problem('init_clients', str(int(init.clients)),
-					   f'init {"ran" if init.clients else "did not run"} the clients, '
-					   f'the run asks {"for" if run.clients else "for none of"} them'))
+					   f'init {ran} the clients, the run asks {asks} them'))
 	clocksources = reported.clocksources
 	if run.clocksource and (not clocksources or
 				any(c != run.clocksource for c in clocksources)):
@@ -432,7 +441,8 @@ def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List
 				   f'the run asks for {run.clocksource}'))
 	if run.preempt and reported.preempt != run.preempt:
 		why.append(Problem('preempt', reported.preempt or '',
-				   f'preemption: {reported.preempt or "not reported"}, the run asks for {run.preempt}'))
+				   f'preemption: {reported.preempt or "not reported"}, '
+				   f'the run asks for {run.preempt}'))
 	if run.arch.atomics or reported.atomics:
 		if reported.atomics != run.atomics:
 			why.append(Problem('atomics', reported.atomics or '',
@@ -470,27 +480,35 @@ def part_problems(reported: BootReport, part: str, listener: int) -> List[Proble
 	prefix = PREFIX[part]
 	runner = p.runner
 	if part in KSELFTEST_PARTS:
-		script = f'/{harness_guest.INSTALLS[listener]}/run_kselftest.sh'
+		script = f'/{KSELFTEST_INSTALLS[listener]}/run_kselftest.sh'
 		if script not in p.command.split():
-			why.append(Problem('listener', part, f'{part} ran {p.command or "nothing"}, not the {listener}-bit '
-					   f'listener\'s {script}'))
+			why.append(Problem('listener', part,
+					   f'{part} ran {p.command or "nothing"}, '
+					   f'not the {listener}-bit listener\'s {script}'))
 		if runner.plan != 1 or runner.results != (KSELFTEST_NAME,):
-			why.append(Problem('runner', part, f'{part}: run_kselftest.sh planned {runner.plan} and reported '
-					   f'{", ".join(runner.results) or "nothing"}, not {KSELFTEST_NAME} alone'))
+			why.append(Problem('runner', part,
+					   f'{part}: run_kselftest.sh planned {runner.plan} and '
+					   f'reported {", ".join(runner.results) or "nothing"}, '
+					   f'not {KSELFTEST_NAME} alone'))
 	if part in SKIP_FOR:
-		if runner.status is not Status.SKIP or not runner.skip or SKIP_FOR[part] not in runner.skip:
-			why.append(Problem('namespace_skip', part, f'{part}: cn_proc_test did not SKIP for the '
+		if runner.status is not Status.SKIP or not runner.skip or \
+		   SKIP_FOR[part] not in runner.skip:
+			why.append(Problem('namespace_skip', part,
+					   f'{part}: cn_proc_test did not SKIP for the '
 					   f'{SKIP_FOR[part]} (result {runner.status or "none"}, '
 					   f'reason: {runner.skip or "none"})'))
 	elif not p.ktap or p.plan is None or p.results != p.plan:
 		why.append(Problem('plan', part, f'{part} reported {p.results} results, planned '
 				   f'{p.plan if p.plan is not None else "none"}'))
 	mine = [k for k in reported.checks if (k.startswith(prefix) if prefix else ':' not in k)]
-	failed = any(reported.checks[k] is not Status.OK and reported.checks[k] is not Status.SKIP for k in mine)
+	failed = any(reported.checks[k] is not Status.OK and reported.checks[k] is not Status.SKIP
+		     for k in mine)
 	if part == 'cn_proc-selftest' and runner.status is not None and not why and \
 	   runner.status is not (Status.FAIL if failed else Status.OK):
-		why.append(Problem('runner_result', part, f'{part}: run_kselftest.sh reported cn_proc_test '
-				   f'{runner.status}, its checks {"some failed" if failed else "all passed"}'))
+		why.append(Problem('runner_result', part,
+				   f'{part}: run_kselftest.sh reported cn_proc_test '
+				   f'{runner.status}, its checks '
+				   f'{"some failed" if failed else "all passed"}'))
 	if p.exit != (1 if failed or runner.status is Status.FAIL else 0):
 		why.append(Problem('exit_status', part, f'{part} exited {p.exit}'))
 	return why
@@ -506,8 +524,8 @@ def verdict(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[
 		for c in sorted((must | may) - set(reported.checks))]
 	why += [Problem('failed', c, f'{c} failed') for c in sorted(got - must - may)]
 	why += [Problem('did_not_fail', c, f'{c} did not fail') for c in sorted(must - got)]
-	why += [Problem('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel with '
-			'the stamps\' domain, or with -a')
+	why += [Problem('undecided', c, f'{c} skipped: the selftest did not decide it on a kernel '
+			'with the stamps\' domain, or with -a')
 		for c in ORDER_CHECKS if reported.checks.get(c) is Status.SKIP]
 	return why
 
@@ -527,14 +545,16 @@ def _json(o: object) -> str:
 def save(reported: BootReport, why: Sequence[Problem], path: str) -> None:
 	"""REPORTED as JSON, its verdict WHY in it; load() reads it back."""
 	with open(path, 'w') as f:
-		json.dump({**dataclasses.asdict(reported), 'verdict': [dataclasses.asdict(w) for w in why]}, f,
-			  indent=1, default=_json)
+		verdict = [dataclasses.asdict(w) for w in why]
+		json.dump({**dataclasses.asdict(reported), 'verdict': verdict}, f, indent=1,
+			  default=_json)
 		f.write('\n')
 
 
 def _part(d: Dict[str, Any]) -> Part:
 	r = d['runner']
-	runner = Runner(r['plan'], tuple(r['results']), None if r['status'] is None else Status(r['status']), r['skip'])
+	status = None if r['status'] is None else Status(r['status'])
+	runner = Runner(r['plan'], tuple(r['results']), status, r['skip'])
 	return Part(d['command'], d['exit'], d['plan'], d['results'], d['ktap'], runner)
 
 
@@ -542,170 +562,12 @@ def load(path: str) -> Tuple[BootReport, List[Problem]]:
 	"""What save() wrote: the report and its verdict."""
 	with open(path) as f:
 		d = json.load(f)
-	return BootReport(
-		checks={k: Status(v) for k, v in d['checks'].items()}, figures=d['figures'], releases=d['releases'],
-		parts={k: _part(p) for k, p in d['parts'].items()},
-		kernel_reports=tuple(KernelReport(r['what'], tuple(r['excerpt'])) for r in d['kernel_reports']),
-		init=None if d['init'] is None else InitMode(**d['init']), init_errors=tuple(d['init_errors']),
-		clocksources=tuple(d['clocksources']), kunit_errors=tuple(d['kunit_errors']), atomics=d['atomics'],
-		preempt=d['preempt'], cpus=d['cpus'], cmdline=d['cmdline'], log=d['log'], timed_out=d['timed_out']), \
-		[Problem(**w) for w in d['verdict']]
-
-
-FIGURES = [
-	('events', 'events'),
-	('cpus seen', 'cpus'),
-	('inversions', 'inversions'),
-	('largest inversion (us)', 'max_inversion_ns'),
-	('ties', 'ties'),
-	('duplicate stamps', 'duplicates'),
-	('stamp ahead of clock (ns)', 'lead_ns'),
-	('seq gaps', 'gaps'),
-	('losses (ENOBUFS)', 'enobufs'),
-	('events/s', 'rate'),
-]
-
-
-def _check_cell(name: str) -> Callable[[Judged], Optional[str]]:
-	"""A table cell: a judged boot's result of check NAME."""
-	return lambda j: None if j.report.checks.get(name) is None else str(j.report.checks[name])
-
-
-def _figure_cell(key: str) -> Callable[[Judged], Optional[str]]:
-	"""A table cell: a judged boot's figure KEY."""
-	return lambda j: _figure(j.report, key)
-
-
-def _figure(reported: BootReport, key: str) -> Optional[str]:
-	val = reported.figures.get(key)
-	if val is not None and key == 'max_inversion_ns' and val.isdigit():
-		return f'{int(val) / 1000:.0f}'
-	return None if val is None else str(val)
-
-
-def table(judged: Sequence[Judged]) -> List[str]:
-	"""Markdown: a column per run, each cell "base / patched" (or the one
-	kernel the run boots), a row per check, then the figures."""
-	runs: Dict[str, Dict[str, Judged]] = {}
-	for j in judged:
-		runs.setdefault(j.boot.run.name, {})[j.boot.variant] = j
-	order, heads = [], []
-	for run, kernels in runs.items():
-		if set(kernels) == {'base', 'patched'}:
-			order.append((run, ['base', 'patched']))
-			heads.append(run)
-		else:
-			order.append((run, list(kernels)))
-			heads.append(f'{run} ({"/".join(kernels)})')
-	names = list(dict.fromkeys(k for j in judged for k in j.report.checks))
-	names.sort(key=lambda k: (k.startswith('kunit:'), k.startswith('client:')))
-
-	def row(label: str, get: Callable[[Judged], Optional[str]]) -> List[str]:
-		cells = []
-		for run, variants in order:
-			vals = [get(runs[run][v]) for v in variants]
-			cells.append(' / '.join(v if v is not None else '-' for v in vals))
-		return [label] + cells
-
-	rows = [['check (base / patched)'] + heads]
-	for n in names:
-		if all(j.report.checks.get(n) is Status.SKIP for j in judged):
-			continue
-		label = 'KUnit ' + n[6:] if n.startswith('kunit:') else n
-		# A client's row names the release that ran (every boot's).
-		releases = list(dict.fromkeys(j.report.releases.get(n) for j in judged if n in j.report.checks))
-		if n.startswith('client:') and releases and None not in releases:
-			label += f' ({"; ".join(r for r in releases if r is not None)})'
-		rows.append(row(label, _check_cell(n)))
-	for label, key in FIGURES:
-		rows.append(row(label, _figure_cell(key)))
-	if any(j.report.clocksources for j in judged):
-		rows.append(row('clocksource', lambda j: '/'.join(dict.fromkeys(j.report.clocksources)) or None))
-	if any(j.report.atomics for j in judged):
-		rows.append(row('atomics', lambda j: j.report.atomics))
-	rows.append(row('kernel reports', lambda j: str(len(j.report.kernel_reports))))
-	rows.append(row('as expected', lambda j: 'no' if j.problems else 'yes'))
-	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-	out = []
-	for i, r in enumerate(rows):
-		out.append('| ' + ' | '.join(c.ljust(w) for c, w in zip(r, widths)) + ' |')
-		if i == 0:
-			out.append('|' + '|'.join('-' * (w + 2) for w in widths) + '|')
-	return out
-
-
-def first_failure(j: Judged) -> str:
-	"""The first KTAP line of J's serial log that reports a failure (not
-	ok), one naming a check of its problems first; '' if none."""
-	if not j.report.log or not os.path.isfile(j.report.log):
-		return ''
-	with open(j.report.log, errors='replace') as f:
-		lines = [re.sub(r'^[#\s]*', '', PRINTK.sub('', l)).rstrip() for l in f]
-	bad = [l for l in lines if re.match(r'not ok \d+ ', l)]
-	about = {p.about.split(':')[-1] for p in j.problems}
-	return next((l for l in bad if about & set(l.split()[3:])), bad[0] if bad else '')
-
-
-def boot_line(j: Judged, n: int, of: int, seconds: float) -> str:
-	"""A boot as it ends, as kunit.py's line a test: boot N of OF, its
-	kernel, the checks that passed, the inversions and ties, whether as its run
-	expects, the time; if not, why, its log and its first failing line."""
-	b, r = j.boot, j.report
-	decided = [s for s in r.checks.values() if s is not Status.SKIP]
-	line = (f'[{"FAILED" if j.problems else "PASSED"}] {n}/{of} Linux {b.line} {b.run.arch.name} {b.run.name} '
-		f'{b.variant}: {sum(s is Status.OK for s in decided)}/{len(decided)} checks ok, inversions '
-		f'{r.figures.get("inversions", "-")}, ties {r.figures.get("ties", "-")}, '
-		f'{"UNEXPECTED" if j.problems else "as expected"} ({seconds:.0f}s)')
-	if j.problems:
-		first = first_failure(j)
-		line += f': {"; ".join(p.text for p in j.problems)}; log {r.log}' + (f': {first}' if first else '')
-	return line
-
-
-def terminal_table(judged: Sequence[Judged]) -> List[str]:
-	"""The table for a terminal: a row per boot, the checks that failed
-	named as far as 48 columns go (table()'s, RESULTS', has every one)."""
-	rows = [('run', 'kernel', 'failed', 'inversions', 'ties', 'as expected')]
-	for j in judged:
-		failed = [k for k, v in j.report.checks.items() if v not in (Status.OK, Status.SKIP)]
-		rows.append((j.boot.run.name, j.boot.variant, textwrap.shorten(' '.join(failed), 48, placeholder=' ...') or '-',
-			     j.report.figures.get('inversions', '-'),
-			     j.report.figures.get('ties', '-'), 'no' if j.problems else 'yes'))
-	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-	return ['  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-
-
-# Under each table: what base and patched are.
-WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp_ns(), called by nothing; "
-		       "cn_proc as in the pristine tree); patched: the whole series.")
-
-
-def report(title: str, judged: Sequence[Judged], terminal: bool = False) -> List[str]:
-	"""The table (TERMINAL: terminal_table()'s), every boot that did not
-	end as expected and why, and the count."""
-	out = [f'### {title}', ''] + (terminal_table(judged) if terminal else table(judged)) + \
-		['', WHAT_EACH_KERNEL_IS, '']
-	bad = [j for j in judged if j.problems]
-	for j in bad:
-		out.append(f'UNEXPECTED: {j.boot.run.name} {j.boot.variant}: {"; ".join(w.text for w in j.problems)}')
-		for r in j.report.kernel_reports[:1]:
-			out += ['    | ' + l for l in r.excerpt]
-	out.append(f'{title}: {len(judged) - len(bad)} of {len(judged)} boots as expected')
-	return out
-
-
-# "### Linux 6.12 (linux-source-6.12 6.12.118-1~deb12u1) on x86_64, ..."
-TABLE_TITLE = re.compile(r'^#+ Linux (\S+) \(([^)]*)\) on ', re.M)
-
-
-def kernels_tested(tables: Sequence[str]) -> str:
-	"""One line naming the kernel each line's tables were made on, from
-	their titles (the tree's id: the Debian source package and its
-	version, or KSRC's path): "Kernels tested: Linux 7.3.4
-	(linux-source-7.3 7.3.4-1~bpo13+1), ..."; '' if no table has one."""
-	seen: Dict[str, str] = {}
-	for t in tables:
-		for name, tree in TABLE_TITLE.findall(t):
-			m = re.fullmatch(r'\S+ (?:\d+:)?(\d[\w.]*?)(?:-[\w.~+]+)?', tree)
-			seen.setdefault(name, f'Linux {m.group(1) if m else name} ({tree})')
-	return 'Kernels tested: ' + ', '.join(seen.values()) + '.' if seen else ''
+	why = [Problem(**w) for w in d.pop('verdict')]
+	d.update(checks={k: Status(v) for k, v in d['checks'].items()},
+		 parts={k: _part(p) for k, p in d['parts'].items()},
+		 kernel_reports=tuple(KernelReport(r['what'], tuple(r['excerpt']))
+				      for r in d['kernel_reports']),
+		 init=None if d['init'] is None else InitMode(**d['init']))
+	for k in ('init_errors', 'clocksources', 'kunit_errors'):
+		d[k] = tuple(d[k])
+	return BootReport(**d), why

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""litmus.py: the series' ordering claims, checked with herd7.
+"""litmus.py: the series' ordering claims, checked with herd7; a library
+(harness.py's litmus command, harness_boot's check of arm64's atomics)
+whose main() is the command line below.
 
   litmus.py run --tree TREE [TEST...]
-      Run every tests/litmus/*.litmus (or the TESTs named) with herd7 and
+      check(): run every tests/litmus/*.litmus (or the TESTs named) with herd7 and
       compare each result with the "Result:" line of its header. C tests
       run against the Linux-kernel memory model of TREE/tools/memory-model
       (linux-kernel.cfg); AArch64 tests against herd7's own aarch64.cat.
@@ -15,13 +17,8 @@
       differs from its header, a test does not parse or run, or a Never
       test's mutant is missing or Never.
 
-  litmus.py arm64-sequence VMLINUX
-      Disassemble the series' helper of an arm64 VMLINUX, with the
-      out-of-line atomics it calls (as the harness keeps them beside each
-      arm64 image), and check that its atomic
-      sequences are the ones the AArch64 tests model: one CASAL and no
-      other CAS on the LSE path; LDXR, STLXR, the retry branch and DMB ISH
-      on the LL/SC path. Exit status 1 with the problems.
+check_arm64_sequence() holds the series' helper of an arm64 build, as
+harness_boot disassembles it, to the sequences the AArch64 tests model.
 
 herd7 is Debian's herdtools7, which only sid ships and whose binary needs
 sid's glibc: herdtools7, libc6 and libgmp10 from sid (scripts/debs.sh)
@@ -41,6 +38,11 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
+# A problem that ends the command: one line, for "error: ..." (the
+# harness's one error type). The cache is the harness's.
+from harness_util import HarnessError as Error
+from harness_util import cache_adopt, cache_key, cache_new, cache_path, file_id, run
+
 TOP = Path(__file__).resolve().parent.parent
 TESTS = TOP / "tests" / "litmus"
 HERD_SUITE = "sid"
@@ -53,11 +55,6 @@ HERD7 = "usr/bin/herd7"
 HERD_LIB = "usr/share/herdtools7/herd"
 TIMEOUT = 300  # seconds for one test; the slowest takes a few
 RESULTS = ("Never", "Sometimes", "Always")
-
-
-# A problem that ends the command: one line, for "error: ..." (the
-# harness's one error type). The cache is the harness's.
-from harness_util import HarnessError as Error, cache_adopt, cache_key, cache_new, cache_path, file_id, run  # noqa: E402
 
 
 # ---- herd7 --------------------------------------------------------------
@@ -90,7 +87,8 @@ def unpack_root(debs: Sequence[str]) -> Path:
 def herd7_root() -> Path:
 	"""herd7's unpacked root: the cache entry of the packages debs.sh
 	fetches (from its own downloads when they are the archive's)."""
-	got = run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES], capture="stdout", check=False)
+	got = run([str(TOP / "scripts" / "debs.sh"), HERD_SUITE, *HERD_PACKAGES], capture="stdout",
+		  check=False)
 	debs: List[str] = got.stdout.split()
 	if got.returncode != 0 or len(debs) != len(HERD_PACKAGES):
 		raise Error(f"could not fetch {' '.join(HERD_PACKAGES)} from Debian {HERD_SUITE}")
@@ -178,7 +176,8 @@ def judge(test: Test, output: str) -> Result:
 def herd7_args(test: Test, tree: Union[str, Path]) -> Tuple[Optional[List[str]], Optional[Path]]:
 	"""herd7's arguments and working directory for TEST."""
 	if test.arch == "C":
-		return ["-conf", "linux-kernel.cfg", str(test.path)], Path(tree) / "tools" / "memory-model"
+		lkmm = Path(tree) / "tools" / "memory-model"
+		return ["-conf", "linux-kernel.cfg", str(test.path)], lkmm
 	if test.arch == "AArch64":
 		return ["-model", "aarch64.cat", str(test.path)], None
 	return None, None
@@ -192,7 +191,8 @@ def run_test(cmd: Sequence[str], test: Test, tree: Union[str, Path]) -> Result:
 	start = time.monotonic()
 	try:
 		# Printed as it runs: herd7's real command line.
-		got = run([*cmd, *args], cwd=str(cwd) if cwd else None, capture="all", check=False, timeout=TIMEOUT)
+		got = run([*cmd, *args], cwd=str(cwd) if cwd else None, capture="all", check=False,
+			  timeout=TIMEOUT)
 	except subprocess.TimeoutExpired:
 		return Result(test, problem=f"herd7 did not finish within {TIMEOUT} s")
 	r = judge(test, got.stdout)
@@ -202,11 +202,12 @@ def run_test(cmd: Sequence[str], test: Test, tree: Union[str, Path]) -> Result:
 	return r
 
 
-def run_tests(cmd: Sequence[str], tree: Union[str, Path], paths: Iterable[Union[str, Path]], jobs: int = 1,
+def run_tests(cmd: Sequence[str], tree: Union[str, Path], paths: Iterable[Union[str, Path]],
+	      jobs: int = 1,
 			  log: Callable[[str], None] = print) -> List[Result]:
 	"""Run each litmus file of PATHS with herd7 command CMD, JOBS at a time:
-    a Result each, in the order of PATHS. Each test's command line is
-    printed as it runs, the table of results logged at the end."""
+	a Result each, in the order of PATHS. Each test's command line is
+	printed as it runs, the table of results logged at the end."""
 	tests = [read_test(p) for p in paths]
 
 	def one(test: Test) -> Result:
@@ -225,7 +226,7 @@ def run_tests(cmd: Sequence[str], tree: Union[str, Path], paths: Iterable[Union[
 
 def with_mutants(paths: Iterable[Path]) -> List[Path]:
 	"""PATHS, and after them the mutants they name (and those mutants'
-    own, if they name any), each once."""
+	own, if they name any), each once."""
 	out = list(paths)
 	for p in out:  # grows as it goes
 		m = read_test(p).mutant
@@ -236,10 +237,10 @@ def with_mutants(paths: Iterable[Path]) -> List[Path]:
 
 def check_pairs(results: Sequence[Result]) -> List[Tuple[str, str]]:
 	"""Each Never test against its mutant: (test name, problem) for each pair
-    that shows nothing. A Never test must name a mutant ("Mutant:" in its
-    header) that was run, and herd7 must have found that mutant's exists
-    clause (Sometimes or Always): else the test could not have failed for
-    want of the ordering it is cited for."""
+	that shows nothing. A Never test must name a mutant ("Mutant:" in its
+	header) that was run, and herd7 must have found that mutant's exists
+	clause (Sometimes or Always): else the test could not have failed for
+	want of the ordering it is cited for."""
 	by_name = {r.test.name: r for r in results}
 	problems = []
 	for r in results:
@@ -247,22 +248,26 @@ def check_pairs(results: Sequence[Result]) -> List[Tuple[str, str]]:
 		if t.expected != "Never":
 			continue
 		if not t.mutant:
-			problems.append((t.name, "a Never test with no 'Mutant:' line in its header"))
+			problems.append((t.name,
+					 "a Never test with no 'Mutant:' line in its header"))
 		elif t.mutant == t.name:
 			problems.append((t.name, "names itself as its mutant"))
 		elif t.mutant not in by_name:
 			problems.append((t.name, f"its mutant {t.mutant} is not in tests/litmus/"))
 		elif by_name[t.mutant].observed not in ("Sometimes", "Always"):
 			got = by_name[t.mutant].observed or "no result"
-			problems.append((t.name, f"its mutant {t.mutant}: herd7 says {got}, not Sometimes"))
+			problems.append((t.name,
+					 f"its mutant {t.mutant}: herd7 says {got}, not Sometimes"))
 	return problems
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-	tree = Path(args.tree)
+def check(tree: Path, tests: Sequence[str] = (), jobs: int = 1) -> int:
+	"""litmus.py run: TESTS (every test of tests/litmus/ by default) and
+	their mutants, with TREE's memory model, JOBS herd7 at a time; 0 if
+	each is as its header says and every Never test's mutant is found."""
 	if not (tree / "tools" / "memory-model" / "linux-kernel.cfg").is_file():
 		raise Error(f"--tree {tree}: no tools/memory-model/linux-kernel.cfg")
-	paths = [Path(t).resolve() for t in args.tests] or sorted(TESTS.glob("*.litmus"))
+	paths = [Path(t).resolve() for t in tests] or sorted(TESTS.glob("*.litmus"))
 	if not paths:
 		raise Error(f"no litmus tests in {TESTS}")
 	paths = with_mutants(paths)
@@ -270,9 +275,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 	print(f"herd7 {herd7_version(cmd)}: {' '.join(cmd)}")
 	print(f"LKMM: {tree}/tools/memory-model; AArch64: herd7's aarch64.cat")
 	start = time.monotonic()
-	results = run_tests(cmd, tree, paths, jobs=args.jobs)
+	results = run_tests(cmd, tree, paths, jobs=jobs)
 	failed = [r for r in results if r.problem]
-	print(f"herd7 took {time.monotonic() - start:.1f}s, {args.jobs} at a time")
+	print(f"herd7 took {time.monotonic() - start:.1f}s, {jobs} at a time")
 	pairs = [r for r in results if r.test.expected == "Never"]
 	bad = check_pairs(results)
 	for name, problem in bad:
@@ -294,7 +299,8 @@ def instructions(objdump_text: str) -> List[Tuple[int, str, str]]:
 	for line in objdump_text.splitlines():
 		m = INSN.match(line)
 		if m:
-			out.append((int(m.group(1), 16), m.group(2), m.group(3).split("<")[0].strip()))
+			ops = m.group(3).split("<")[0].strip()
+			out.append((int(m.group(1), 16), m.group(2), ops))
 	return out
 
 
@@ -305,11 +311,11 @@ def operands(ops: str) -> List[str]:
 def check_arm64_sequence(objdump_text: str) -> List[str]:
 	"""The problems with the helper's atomic sequences; [] if none.
 
-    The AArch64 tests model the LSE path as one CASAL, and the LL/SC path
-    as LDXR, a compare, STLXR, a CBNZ that retries at the LDXR, then
-    DMB ISH. Any other compare-and-swap or exclusive, or a missing part,
-    is a problem.
-    """
+	The AArch64 tests model the LSE path as one CASAL, and the LL/SC path
+	as LDXR, a compare, STLXR, a CBNZ that retries at the LDXR, then
+	DMB ISH. Any other compare-and-swap or exclusive, or a missing part,
+	is a problem.
+	"""
 	insns = instructions(objdump_text)
 	if not insns:
 		return ["no instructions in the disassembly"]
@@ -319,12 +325,15 @@ def check_arm64_sequence(objdump_text: str) -> List[str]:
 	if cas.count("casal") != 1:
 		problems.append(f"LSE: {cas.count('casal')} CASAL, not one")
 	for m in sorted(set(cas) - {"casal"}):
-		problems.append(f"LSE: {m.upper()} ({cas.count(m)}), weaker than or other than CASAL")
-	excl = [m for m in names if re.fullmatch(r"ld(a)?xr[bh]?|st(l)?xr[bh]?|ld(a)?xp|st(l)?xp", m)]
+		problems.append(f"LSE: {m.upper()} ({cas.count(m)}), "
+				"weaker than or other than CASAL")
+	exclusive = re.compile(r"ld(a)?xr[bh]?|st(l)?xr[bh]?|ld(a)?xp|st(l)?xp")
+	excl = [m for m in names if exclusive.fullmatch(m)]
 	for m in sorted(set(excl) - {"ldxr", "stlxr"}):
 		problems.append(f"LL/SC: {m.upper()} ({excl.count(m)}), not the LDXR/STLXR pair")
 	if excl.count("ldxr") != 1 or excl.count("stlxr") != 1:
-		problems.append(f"LL/SC: {excl.count('ldxr')} LDXR and {excl.count('stlxr')} STLXR, not one each")
+		problems.append(f"LL/SC: {excl.count('ldxr')} LDXR and "
+				f"{excl.count('stlxr')} STLXR, not one each")
 		return problems
 	i = names.index("ldxr")
 	j = names.index("stlxr")
@@ -334,7 +343,8 @@ def check_arm64_sequence(objdump_text: str) -> List[str]:
 		return problems
 	ld_ops, st_ops = operands(insns[i][2]), operands(insns[j][2])
 	if len(ld_ops) != 2 or len(st_ops) != 3 or ld_ops[1] != st_ops[2]:
-		problems.append(f"LL/SC: LDXR {insns[i][2]} and STLXR {insns[j][2]} not on one address")
+		problems.append(f"LL/SC: LDXR {insns[i][2]} and STLXR {insns[j][2]} "
+				"not on one address")
 	if not any(m in ("cbnz", "cbz", "b.ne", "b.eq") for m in names[i + 1:j]):
 		problems.append("LL/SC: no compare-and-branch between LDXR and STLXR")
 	after = insns[j + 1:j + 3]
@@ -342,44 +352,25 @@ def check_arm64_sequence(objdump_text: str) -> List[str]:
 	retry = after[0] if after else None
 	if not retry or retry[1] != "cbnz" or operands(retry[2])[:1] != [status] or \
 			not retry[2].endswith(f"{ldxr_addr:x}"):
-		problems.append(f"LL/SC: STLXR not followed by CBNZ {status} back to the LDXR at {ldxr_addr:x}")
+		problems.append(f"LL/SC: STLXR not followed by CBNZ {status} "
+				f"back to the LDXR at {ldxr_addr:x}")
 	if len(after) < 2 or after[1][1] != "dmb" or after[1][2] != "ish":
 		problems.append("LL/SC: the retry branch not followed by DMB ISH")
 	return problems
-
-
-def cmd_arm64_sequence(args: argparse.Namespace) -> int:
-	import harness_config
-	import harness_kernel
-	text = harness_kernel.helper_disassembly(harness_config.load_arch("arm64"), args.vmlinux)
-	problems = check_arm64_sequence(text)
-	name = harness_kernel.HELPER_SYMBOL
-	for p in problems:
-		print(f"{name}: {p}", file=sys.stderr)
-	if problems:
-		print(f"error: {args.vmlinux}: {name}'s atomics are not the ones "
-		      f"tests/litmus/aarch64-*.litmus model", file=sys.stderr)
-		return 1
-	print(f"{name}: one CASAL (LSE); LDXR, STLXR, CBNZ retry, DMB ISH (LL/SC), "
-	      "as tests/litmus/aarch64-*.litmus model")
-	return 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
 	ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 	sub = ap.add_subparsers(dest="command", required=True)
 	run = sub.add_parser("run", help="run the litmus tests")
-	run.add_argument("--tree", required=True, help="kernel tree whose tools/memory-model to use")
+	run.add_argument("--tree", required=True,
+			 help="kernel tree whose tools/memory-model to use")
 	run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-					 help="herd7 runs at a time (default: the number of CPUs)")
+			 help="herd7 runs at a time (default: the number of CPUs)")
 	run.add_argument("tests", nargs="*", help="litmus files (default: tests/litmus/*.litmus)")
-	run.set_defaults(func=cmd_run)
-	seq = sub.add_parser("arm64-sequence", help="check the helper's arm64 atomics")
-	seq.add_argument("vmlinux")
-	seq.set_defaults(func=cmd_arm64_sequence)
 	args = ap.parse_args(argv)
 	try:
-		return int(args.func(args))
+		return check(Path(args.tree), args.tests, args.jobs)
 	except Error as e:
 		print(f"error: {e}", file=sys.stderr)
 		return 1

@@ -42,7 +42,8 @@ import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
 from bench_report_test import rates, storm_log  # noqa: E402
-from harness_test import KUNIT_TOOL, LOGS, HarnessCase, patch_with, temp_dir  # noqa: E402
+from harness_test import (KUNIT_TOOL, LOGS, HarnessCase, fake_prepare, patch_with,  # noqa: E402
+			  temp_dir)
 from harness_util import HarnessError  # noqa: E402
 
 # How long a test waits for a call that must return before it counts it
@@ -294,14 +295,8 @@ class Kunit(HarnessCase):
 		self.ran, self.envs = [], []
 		log = kunit_log() if log is None else log
 
-		def prepare(tree, ex=None):
-			for f, text in (('tools/testing/kunit/kunit.py', ''), ('kernel/time/.kunitconfig', 'CONFIG_KUNIT=y\n')):
-				os.makedirs(os.path.dirname(os.path.join(tree.path, f)), exist_ok=True)
-				with open(os.path.join(tree.path, f), 'w') as fh:
-					fh.write(text)
-			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as fh:
-				fh.write('tree\n')
-			tree.digest = digest
+		prepare = fake_prepare({'tools/testing/kunit/kunit.py': '',
+					'kernel/time/.kunitconfig': 'CONFIG_KUNIT=y\n'}, digest)
 
 		def run(argv, cwd=None, check=True, env=None, **kwargs):
 			self.ran.append(argv[1:])
@@ -1539,12 +1534,8 @@ class HungBoot(HarnessCase):
 	def test_boot_test_with_a_hung_qemu_fails_the_line(self):
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree, ex=None):
-			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
-				f.write('tree\n')
 		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
-		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
 		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels, ex: None), \
 		     mock.patch.object(harness_boot, 'build_initramfs', lambda *a: 'initrd'), \
 		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
@@ -1565,10 +1556,6 @@ class Arm64Helper(HarnessCase):
 	def boot_test(self, disassembly):
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree, ex=None):
-			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
-				f.write('tree\n')
 
 		def build(kernels, k, ex):
 			d = kernels.image_dir(k)
@@ -1582,7 +1569,7 @@ class Arm64Helper(HarnessCase):
 				g.write(f.read())
 			return True
 		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
-		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
 		     mock.patch.object(harness_kernel.Tree, 'move_to', lambda t, v: None), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f, ex: None), \
@@ -1633,10 +1620,6 @@ class Bench(HarnessCase):
 		self.timeouts = []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree, ex=None):
-			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
-				f.write('tree\n')
 
 		def boot(argv, log, timeout, ex):
 			self.timeouts.append(timeout)
@@ -1647,7 +1630,7 @@ class Bench(HarnessCase):
 					f.writelines(storm_log(rates(1)))
 			return ended
 		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
-		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
 		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels, ex: None), \
 		     mock.patch.object(harness_bench, 'native', lambda out, ex: []), \
 		     mock.patch.object(harness_bench, 'bench_native_report', lambda lines: []), \

@@ -56,6 +56,23 @@ def temp_dir(case):
 	return d
 
 
+def fake_prepare(files=(), digest=None):
+	"""A Tree.prepare() that copies no source: the tree's directory, with
+	FILES (path: text) in it, and its id; DIGEST, the series' digest, if
+	given."""
+	def prepare(tree, *args):
+		os.makedirs(tree.path, exist_ok=True)
+		for name, text in dict(files).items():
+			os.makedirs(os.path.dirname(os.path.join(tree.path, name)), exist_ok=True)
+			with open(os.path.join(tree.path, name), 'w') as f:
+				f.write(text)
+		with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
+			f.write('tree\n')
+		if digest is not None:
+			tree.digest = digest
+	return prepare
+
+
 REAL_RUN = subprocess.run
 REAL_POPEN = subprocess.Popen
 
@@ -708,11 +725,6 @@ class Orchestration(HarnessCase):
 		self.built, self.argvs, self.moves = [], [], []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree, ex=None):
-			os.makedirs(tree.path, exist_ok=True)
-			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
-				f.write('tree\n')
-
 		def build(kernels, k, ex):
 			self.built.append((k.arch.name, k.flavour, k.variant))
 			os.makedirs(kernels.image_dir(k), exist_ok=True)
@@ -728,7 +740,7 @@ class Orchestration(HarnessCase):
 			return ended
 
 		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
-		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
+		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
 		     mock.patch.object(harness_kernel.Tree, 'move_to', lambda t, v: self.moves.append(v)), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: self.moves.append('patched')), \
 		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f, ex: None), \

@@ -37,11 +37,13 @@ def sample(name):
 class ReadTest(unittest.TestCase):
 	def test_c_test(self):
 		t = litmus.read_test(TESTS / 'stamp-mp.litmus')
-		self.assertEqual((t.arch, t.name, t.expected, t.flags), ('C', 'stamp-mp', 'Never', ()))
+		self.assertEqual((t.arch, t.name, t.expected, t.flags),
+				 ('C', 'stamp-mp', 'Never', ()))
 
 	def test_aarch64_test_with_a_flag(self):
 		t = litmus.read_test(TESTS / 'aarch64-llsc-mb-mp.litmus')
-		self.assertEqual((t.arch, t.name, t.expected), ('AArch64', 'aarch64-llsc-mb-mp', 'Never'))
+		self.assertEqual((t.arch, t.name, t.expected),
+				 ('AArch64', 'aarch64-llsc-mb-mp', 'Never'))
 		self.assertEqual(t.flags, ('Assuming-common-inner-shareable-domain',))
 
 	def test_every_test_has_a_result_and_its_file_name(self):
@@ -59,24 +61,30 @@ def test(name='stamp-mp', expected='Never', flags=(), mutant=''):
 class Judge(unittest.TestCase):
 	def test_never_as_expected(self):
 		r = litmus.judge(test(), sample('stamp-mp.out'))
-		self.assertEqual((r.observed, r.positive, r.negative, r.problem), ('Never', 0, 7, ''))
+		self.assertEqual((r.observed, r.positive, r.negative, r.problem),
+				 ('Never', 0, 7, ''))
 
 	def test_never_when_sometimes_expected_fails(self):
 		r = litmus.judge(test(expected='Sometimes'), sample('stamp-mp.out'))
 		self.assertEqual(r.problem, 'expected Sometimes, herd7 says Never')
 
 	def test_sometimes_as_expected(self):
-		r = litmus.judge(test('mutant-relaxed-mp', 'Sometimes'), sample('mutant-relaxed-mp.out'))
-		self.assertEqual((r.observed, r.positive, r.negative, r.problem), ('Sometimes', 1, 7, ''))
+		r = litmus.judge(test('mutant-relaxed-mp', 'Sometimes'),
+				 sample('mutant-relaxed-mp.out'))
+		self.assertEqual((r.observed, r.positive, r.negative, r.problem),
+				 ('Sometimes', 1, 7, ''))
 
 	def test_sometimes_when_never_expected_fails(self):
-		r = litmus.judge(test('mutant-relaxed-mp', 'Never'), sample('mutant-relaxed-mp.out'))
+		r = litmus.judge(test('mutant-relaxed-mp', 'Never'),
+				 sample('mutant-relaxed-mp.out'))
 		self.assertEqual(r.problem, 'expected Never, herd7 says Sometimes')
 
 	def test_always(self):
-		r = litmus.judge(test('mutant-no-plus-one', 'Always'), sample('mutant-no-plus-one.out'))
+		r = litmus.judge(test('mutant-no-plus-one', 'Always'),
+				 sample('mutant-no-plus-one.out'))
 		self.assertEqual((r.observed, r.problem), ('Always', ''))
-		r = litmus.judge(test('mutant-no-plus-one', 'Sometimes'), sample('mutant-no-plus-one.out'))
+		r = litmus.judge(test('mutant-no-plus-one', 'Sometimes'),
+				 sample('mutant-no-plus-one.out'))
 		self.assertEqual(r.problem, 'expected Sometimes, herd7 says Always')
 
 	def test_a_test_herd7_cannot_parse_fails(self):
@@ -91,7 +99,8 @@ class Judge(unittest.TestCase):
 
 	def test_other_test_name_fails(self):
 		r = litmus.judge(test('stamp-fr'), sample('stamp-mp.out'))
-		self.assertEqual(r.problem, "herd7 observed test 'stamp-mp', the file's name line says 'stamp-fr'")
+		self.assertEqual(r.problem, "herd7 observed test 'stamp-mp', "
+				 "the file's name line says 'stamp-fr'")
 
 	def test_header_without_result_fails(self):
 		r = litmus.judge(test(expected=''), sample('stamp-mp.out'))
@@ -99,7 +108,8 @@ class Judge(unittest.TestCase):
 
 	def test_flag_not_in_the_header_fails(self):
 		r = litmus.judge(test('race', 'Sometimes'), sample('data-race.out'))
-		self.assertEqual(r.problem, "herd7 flagged data-race, the header 'Flag:' lines say nothing")
+		self.assertEqual(r.problem,
+				 "herd7 flagged data-race, the header 'Flag:' lines say nothing")
 		r = litmus.judge(test('race', 'Sometimes', ('data-race',)), sample('data-race.out'))
 		self.assertEqual(r.problem, '')
 
@@ -139,21 +149,22 @@ class Pairs(unittest.TestCase):
 
 	def test_never_test_without_mutant_fails(self):
 		rs = [result('stamp-mp', 'Never', 'Never')]
-		self.assertEqual(litmus.check_pairs(rs),
-						 [('stamp-mp', "a Never test with no 'Mutant:' line in its header")])
+		self.assertEqual(litmus.check_pairs(rs), [
+			('stamp-mp', "a Never test with no 'Mutant:' line in its header")])
 
 	def test_missing_mutant_fails(self):
 		rs = [result('stamp-mp', 'Never', 'Never', 'mutant-gone')]
-		self.assertEqual(litmus.check_pairs(rs),
-						 [('stamp-mp', 'its mutant mutant-gone is not in tests/litmus/')])
+		self.assertEqual(litmus.check_pairs(rs), [
+			('stamp-mp', 'its mutant mutant-gone is not in tests/litmus/')])
 
 	def test_mutant_that_herd7_finds_never_fails(self):
 		# A mutant that still has the ordering, as cn-proc-migrate with
 		# on_cpu made plain (the fully ordered cmpxchg alone orders it).
 		rs = [result('cn-proc-migrate', 'Never', 'Never', 'mutant-plain-on-cpu'),
-			  result('mutant-plain-on-cpu', 'Sometimes', 'Never')]
+		      result('mutant-plain-on-cpu', 'Sometimes', 'Never')]
 		self.assertEqual(litmus.check_pairs(rs), [
-			('cn-proc-migrate', 'its mutant mutant-plain-on-cpu: herd7 says Never, not Sometimes')])
+			('cn-proc-migrate',
+			 'its mutant mutant-plain-on-cpu: herd7 says Never, not Sometimes')])
 
 	def test_mutant_that_did_not_run_fails(self):
 		rs = [result('stamp-mp', 'Never', 'Never', 'mutant-relaxed-mp'),
@@ -162,15 +173,17 @@ class Pairs(unittest.TestCase):
 
 	def test_self_as_mutant_fails(self):
 		rs = [result('stamp-mp', 'Never', 'Never', 'stamp-mp')]
-		self.assertEqual(litmus.check_pairs(rs), [('stamp-mp', 'names itself as its mutant')])
+		self.assertEqual(litmus.check_pairs(rs),
+				 [('stamp-mp', 'names itself as its mutant')])
 
 	def test_sometimes_tests_need_no_mutant(self):
-		self.assertEqual(litmus.check_pairs([result('cn-proc-fork-ptrace-window', 'Sometimes',
-													'Sometimes')]), [])
+		rs = [result('cn-proc-fork-ptrace-window', 'Sometimes', 'Sometimes')]
+		self.assertEqual(litmus.check_pairs(rs), [])
 
 	def test_named_test_brings_its_mutant(self):
 		paths = litmus.with_mutants([TESTS / 'stamp-mp.litmus'])
-		self.assertEqual(paths, [TESTS / 'stamp-mp.litmus', TESTS / 'mutant-relaxed-mp.litmus'])
+		self.assertEqual(paths,
+				 [TESTS / 'stamp-mp.litmus', TESTS / 'mutant-relaxed-mp.litmus'])
 
 	def run_with(self, *tests):
 		"""litmus.py run on TESTS, herd7 replaced by a stub that gives each
@@ -182,13 +195,13 @@ class Pairs(unittest.TestCase):
 			(Path(d) / 'tools' / 'memory-model' / 'linux-kernel.cfg').write_text('')
 			lonely = Path(d) / 'lonely.litmus'
 			lonely.write_text('C lonely\n\n(*\n * Result: Never\n *)\n')
+			paths = [str(lonely if t == 'lonely' else TESTS / (t + '.litmus'))
+				 for t in tests]
 			with mock.patch.object(litmus, 'herd7', return_value=['herd7']), \
-					mock.patch.object(litmus, 'herd7_version', return_value='7.58'), \
-					mock.patch.object(litmus, 'run_test', side_effect=as_expected), \
-					mock.patch('builtins.print'):
-				return litmus.main(['run', '--tree', d,
-									*[str(lonely if t == 'lonely' else TESTS / (t + '.litmus'))
-									  for t in tests]])
+			     mock.patch.object(litmus, 'herd7_version', return_value='7.58'), \
+			     mock.patch.object(litmus, 'run_test', side_effect=as_expected), \
+			     mock.patch('builtins.print'):
+				return litmus.main(['run', '--tree', d, *paths])
 
 	def test_run_passes_with_the_pair(self):
 		self.assertEqual(self.run_with('stamp-mp'), 0)
@@ -233,12 +246,16 @@ class InlineTests(unittest.TestCase):
 			msg = p.read_text().split('\n---\n', 1)[0]
 			for name, prog in inline_tests(msg).items():
 				seen.add(name)
-				self.assertEqual(prog, program(TESTS / (name + '.litmus')), f'{p.name}: {name}')
+				self.assertEqual(prog, program(TESTS / (name + '.litmus')),
+						 f'{p.name}: {name}')
 		self.assertEqual(seen, {'stamp-mp', 'cn-proc-rt-local-lock'})
 
 	def test_a_changed_inline_test_is_seen(self):
-		msg = 'C stamp-mp\n\n' + program(TESTS / 'stamp-mp.litmus').replace('atomic_cmpxchg(', 'atomic_cmpxchg_relaxed(')
-		self.assertNotEqual(inline_tests(msg)['stamp-mp'], program(TESTS / 'stamp-mp.litmus'))
+		relaxed = program(TESTS / 'stamp-mp.litmus').replace('atomic_cmpxchg(',
+								     'atomic_cmpxchg_relaxed(')
+		msg = 'C stamp-mp\n\n' + relaxed
+		self.assertNotEqual(inline_tests(msg)['stamp-mp'],
+				    program(TESTS / 'stamp-mp.litmus'))
 
 
 class Arm64Sequence(unittest.TestCase):
@@ -263,23 +280,25 @@ class Arm64Sequence(unittest.TestCase):
 
 	def test_cas_fails(self):
 		self.assertIn('LSE: CAS (1), weaker than or other than CASAL',
-					  litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcas\t')))
+			      litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcas\t')))
 
 	def test_casa_fails(self):
 		self.assertIn('LSE: CASA (1), weaker than or other than CASAL',
-					  litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcasa\t')))
+			      litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcasa\t')))
 
 	def test_casl_fails(self):
 		self.assertIn('LSE: CASL (1), weaker than or other than CASAL',
-					  litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcasl\t')))
+			      litmus.check_arm64_sequence(self.edit('\tcasal\t', '\tcasl\t')))
 
 	def test_no_casal_fails(self):
 		line = next(l for l in self.real.splitlines(True) if '\tcasal\t' in l)
-		self.assertIn('LSE: 0 CASAL, not one', litmus.check_arm64_sequence(self.edit(line, '')))
+		self.assertIn('LSE: 0 CASAL, not one',
+			      litmus.check_arm64_sequence(self.edit(line, '')))
 
 	def test_two_casal_fail(self):
 		line = next(l for l in self.real.splitlines(True) if '\tcasal\t' in l)
-		self.assertIn('LSE: 2 CASAL, not one', litmus.check_arm64_sequence(self.edit(line, line + line)))
+		self.assertIn('LSE: 2 CASAL, not one',
+			      litmus.check_arm64_sequence(self.edit(line, line + line)))
 
 	def test_stxr_fails(self):
 		problems = litmus.check_arm64_sequence(self.edit('\tstlxr\t', '\tstxr\t'))
@@ -301,7 +320,8 @@ class Arm64Sequence(unittest.TestCase):
 		stlxr = next(i for i, l in enumerate(self.real.splitlines()) if '\tstlxr\t' in l)
 		retry = self.real.splitlines(True)[stlxr + 1]
 		self.assertIn('\tcbnz\t', retry)
-		problems = litmus.check_arm64_sequence(self.edit(retry, retry.replace('\tcbnz\t', '\tcbz\t')))
+		cbz = retry.replace('\tcbnz\t', '\tcbz\t')
+		problems = litmus.check_arm64_sequence(self.edit(retry, cbz))
 		self.assertEqual(len(problems), 1)
 		self.assertIn('LL/SC: STLXR not followed by CBNZ', problems[0])
 
@@ -316,12 +336,14 @@ class Arm64Sequence(unittest.TestCase):
 		stlxr = next(l for l in self.real.splitlines(True) if '\tstlxr\t' in l)
 		address = re.search(r'\[(x\d+)\]', stlxr).group(1)
 		other = 'x9' if address != 'x9' else 'x8'
-		problems = litmus.check_arm64_sequence(self.edit(stlxr, stlxr.replace(f'[{address}]', f'[{other}]')))
+		elsewhere = stlxr.replace(f'[{address}]', f'[{other}]')
+		problems = litmus.check_arm64_sequence(self.edit(stlxr, elsewhere))
 		self.assertEqual(len(problems), 1, problems)
 		self.assertIn('not on one address', problems[0])
 
 	def test_empty_fails(self):
-		self.assertEqual(litmus.check_arm64_sequence(''), ['no instructions in the disassembly'])
+		self.assertEqual(litmus.check_arm64_sequence(''),
+				 ['no instructions in the disassembly'])
 
 
 def make_deb(where, name, files):
@@ -329,7 +351,8 @@ def make_deb(where, name, files):
 	root = Path(where) / name
 	(root / 'DEBIAN').mkdir(parents=True)
 	(root / 'DEBIAN' / 'control').write_text(
-		f'Package: {name}\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n')
+		f'Package: {name}\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\n'
+		'Description: t\n')
 	for path, text in files.items():
 		(root / path).parent.mkdir(parents=True, exist_ok=True)
 		(root / path).write_text(text)
@@ -348,9 +371,9 @@ class Herd7Cache(unittest.TestCase):
 		patch.start()
 		self.addCleanup(patch.stop)
 		self.cache = self.dir / 'xdg' / 'cn-proc-timestamps'
+		herd = {litmus.HERD7: 'herd7', litmus.HERD_LIB + '/aarch64.cat': 'cat'}
 		self.debs = [make_deb(self.dir, 'libc6', {litmus.LOADER: 'ld'}),
-					 make_deb(self.dir, 'herdtools7', {litmus.HERD7: 'herd7',
-													   litmus.HERD_LIB + '/aarch64.cat': 'cat'})]
+			     make_deb(self.dir, 'herdtools7', herd)]
 
 	def unpack(self, debs):
 		with contextlib.redirect_stdout(io.StringIO()):
@@ -362,7 +385,8 @@ class Herd7Cache(unittest.TestCase):
 		self.assertEqual((root / litmus.HERD7).read_text(), 'herd7')
 		self.assertTrue((root / 'SHA256SUMS').is_file())
 		self.assertEqual(self.unpack(self.debs), root)
-		self.assertEqual([p.name for p in (self.cache / 'herd7').iterdir() if p.name != '.lock'], [root.name])
+		entries = [p.name for p in (self.cache / 'herd7').iterdir() if p.name != '.lock']
+		self.assertEqual(entries, [root.name])
 
 	def test_incomplete_packages_leave_nothing(self):
 		with self.assertRaisesRegex(litmus.Error, 'no usr/bin/herd7'):
@@ -385,7 +409,8 @@ class Herd7Cache(unittest.TestCase):
 	def test_key_depends_on_the_contents(self):
 		(self.dir / 'other').mkdir()
 		other = make_deb(self.dir / 'other', 'libc6', {litmus.LOADER: 'another ld'})
-		self.assertNotEqual(litmus.debs_key([other, self.debs[1]]), litmus.debs_key(self.debs))
+		self.assertNotEqual(litmus.debs_key([other, self.debs[1]]),
+				    litmus.debs_key(self.debs))
 		self.assertEqual(litmus.debs_key(self.debs[::-1]), litmus.debs_key(self.debs))
 
 
