@@ -24,7 +24,6 @@
     and machine.
 """
 
-import contextlib
 import filecmp
 import fnmatch
 import glob
@@ -40,10 +39,9 @@ from harness_arch import Arch
 from harness_config import KernelLine, Options, booting_arches, load_arch
 from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
-from harness_plan import REAL, Cmd, Executor
 from harness_stage import debs_argv
-from harness_util import (TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new, cache_path,
-			  cache_put, file_id, file_text, note, output, run)
+from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new, cache_path,
+			  cache_put, file_id, file_text, note, output, run, stage)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.
@@ -68,20 +66,15 @@ ALLMODCONFIG = 'allmodconfig'
 SPARSE_REFUSED = re.compile(r'C=\d specified, but .* (?:too old|not available|not up to date)')
 
 
-def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executor = REAL) -> str:
+def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
 	"""sid's sparse and libc6 (scripts/debs.sh) unpacked as the cache entry
-	sparse/KEY, KEY their names and SHA256s; its path (a dry run: the
-	packages fetched, not in the cache)."""
+	sparse/KEY, KEY their names and SHA256s; its path."""
 	if debs is None:
-		proc = ex.run(Cmd.of(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
-				     env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
-				     dry_stdout=''.join(f'{p}_VERSION_amd64.deb\n' for p in SPARSE_PACKAGES)))
+		proc = run(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
+			   env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 		debs = str(proc.stdout).split()
 		if proc.returncode or len(debs) != len(SPARSE_PACKAGES):
 			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} from Debian {SPARSE_SUITE}')
-	if ex.dry:
-		ex.comment('unpacked into the cache (sparse/KEY) with dpkg-deb -x, unless it is there')
-		return os.path.join(cache_dir(), 'sparse', 'KEY')
 	key = cache_key(*sorted(file_id(d) for d in debs))
 	found = cache_path('sparse', key)
 	if found:
@@ -89,7 +82,7 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executo
 	tmp = cache_new('sparse', key)
 	try:
 		for deb in debs:
-			ex.run(Cmd.of(['dpkg-deb', '-x', deb, tmp]))
+			run(['dpkg-deb', '-x', deb, tmp])
 		for f in (LOADER, SPARSE):
 			if not os.path.exists(os.path.join(tmp, f)):
 				raise HarnessError(f'{" ".join(debs)}: no {f} in them')
@@ -459,32 +452,22 @@ def tags_outside_trailers(patch: str) -> List[str]:
 
 
 class StaticChecks:
-	"""The static checks of LINE's series. One plan for the real run and
-	--dry-run (harness_plan): every command goes through the executor EX;
-	what the real run decides from the tree or a command's answer, a dry
-	run takes as stated with ex.comment()."""
+	"""The static checks of LINE's series."""
 
-	def __init__(self, line: KernelLine, opts: Options, newest: str, ex: Executor = REAL):
+	def __init__(self, line: KernelLine, opts: Options, newest: str):
 		self.line = line
 		self.opts = opts
 		self.newest = newest
-		self.ex = ex
 		self.tree = Tree(line, opts)
 		self.kernels = Kernels(self.tree, opts)
 		self.series = os.path.relpath(line.series_dir, TOP)
 		self._check = ''
-		self._said_no_tree = False
 
 	def sparse(self) -> str:
 		"""The CHECK= of the check builds: sid's sparse (sparse_wrapper())."""
 		if not self._check:
 			wrapper = os.path.join(self.opts.out, 'sparse', 'sparse')
-			root = sparse_root(self.opts, ex=self.ex)
-			if self.ex.dry:
-				self.ex.comment(f'{wrapper}: sid\'s sparse through sid\'s loader')
-				self._check = wrapper
-			else:
-				self._check = sparse_wrapper(root, wrapper)
+			self._check = sparse_wrapper(sparse_root(self.opts), wrapper)
 		return self._check
 
 	def tags(self) -> None:
@@ -516,30 +499,25 @@ class StaticChecks:
 
 	def git_am(self) -> None:
 		repo = os.path.join(self.tree.line_out, 'git-am')
-		if self.ex.dry:
-			self.ex.comment(f'{repo}: the files the series touches, from the pristine source')
-		src = '' if self.ex.dry else self.tree.source()
+		src = self.tree.source()
 		shutil.rmtree(repo, ignore_errors=True)
 		os.makedirs(repo)
-		for f in self.tree.files if src else ():
+		for f in self.tree.files:
 			if os.path.exists(os.path.join(src, f)):
 				os.makedirs(os.path.dirname(os.path.join(repo, f)), exist_ok=True)
 				shutil.copy(os.path.join(src, f), os.path.join(repo, f))
 		git = ['git', '-C', repo, '-c', 'user.name=base', '-c', 'user.email=base@localhost']
-		self.ex.run(Cmd.of(git + ['init', '-q']))
-		self.ex.run(Cmd.of(git + ['add', '-f', '.']))
-		self.ex.run(Cmd.of(git + ['commit', '-q', '-m', 'base']))
-		self.ex.run(Cmd.of(git + ['am', '-q', *self.tree.patches], what=f'git am of {self.series}'))
-		if not self.ex.dry:
-			last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
-			note(f'git am: {len(self.tree.patches)} commits, the last: {last}')
+		run(git + ['init', '-q'])
+		run(git + ['add', '-f', '.'])
+		run(git + ['commit', '-q', '-m', 'base'])
+		run(git + ['am', '-q', *self.tree.patches], what=f'git am of {self.series}')
+		last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
+		note(f'git am: {len(self.tree.patches)} commits, the last: {last}')
 
 	def checkpatch(self) -> None:
 		bad = False
 		for p in self.tree.patches:
-			out = str(self.ex.run(Cmd.of(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False)).stdout)
-			if self.ex.dry:
-				continue
+			out = str(run(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False).stdout)
 			blind = checkpatch_blind(out)
 			if blind:
 				print(f'error: checkpatch: {os.path.relpath(p, TOP)}: {blind}', flush=True)
@@ -564,9 +542,6 @@ class StaticChecks:
 
 	def netdev_checks(self) -> None:
 		"""NETDEV_CHECKS on each patch, the tree at patched."""
-		if self.ex.dry:
-			self.ex.comment('header_inline, source_inline, verify_signedoff, check_selftest on each patch\'s diff')
-			return
 		bad = []
 		for name, check in NETDEV_CHECKS:
 			found = [f'{name}: {os.path.basename(p)}: {f}' for p in self.tree.patches for f in check(p, self.tree.path)]
@@ -583,44 +558,16 @@ class StaticChecks:
 		path = os.path.join(self.tree.logs, f'kernel-doc-{variant}.txt')
 		kd = os.path.join(self.tree.path, 'scripts', 'kernel-doc')
 		# 6.1's kernel-doc warns without being asked and knows no -Wall.
-		if self.ex.dry:
-			self.ex.comment('-Wall if kernel-doc -h lists it (6.1\'s does not); here it does')
-			wall = ['-Wall']
-		else:
-			wall = ['-Wall'] if '-Wall' in run([kd, '-h'], capture='all', check=False, quiet=True).stdout else []
+		wall = ['-Wall'] if '-Wall' in run([kd, '-h'], capture='all', check=False, quiet=True).stdout else []
 		lines: Set[str] = set()
 		for f in self.tree.files:
-			if f.endswith(('.c', '.h')) and self._in_tree(f, variant):
+			if f.endswith(('.c', '.h')) and os.path.isfile(os.path.join(self.tree.path, f)):
 				argv = ['scripts/kernel-doc', '-none', *wall, f]
-				out = str(self.ex.run(Cmd.of(argv, cwd=self.tree.path, capture='all', check=False)).stdout)
+				out = str(run(argv, cwd=self.tree.path, capture='all', check=False).stdout)
 				lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l) for l in out.splitlines() if l)
-		if not self.ex.dry:
-			with open(path, 'w') as fh:
-				fh.write(''.join(l + '\n' for l in sorted(lines)))
+		with open(path, 'w') as fh:
+			fh.write(''.join(l + '\n' for l in sorted(lines)))
 		return path
-
-	def _in_tree(self, f: str, variant: str) -> bool:
-		"""F is in the tree at VARIANT (pristine or patched): a dry run,
-		which does not move the tree, reads it from the series (a file
-		one of its patches creates is not in the pristine tree)."""
-		if self.ex.dry:
-			return variant == 'patched' or f not in self._created()
-		return os.path.isfile(os.path.join(self.tree.path, f))
-
-	def _created(self) -> List[str]:
-		"""The files the series creates (its diffs from /dev/null)."""
-		return [f for p in self.tree.patches
-			for f in re.findall(r'^--- /dev/null\n\+\+\+ b/(\S+)', file_text(p), re.M)]
-
-	def _no_tree_yet(self) -> bool:
-		"""A dry run on a cold cache: what the tree decides (a Makefile's
-		objects, the files there) is taken as the series says."""
-		no_tree = self.ex.dry and not os.path.isdir(self.tree.path)
-		if no_tree and not self._said_no_tree:
-			self.ex.comment(f'{self.tree.path}: not there yet: every object and file the series touches taken '
-					'as built and present')
-			self._said_no_tree = True
-		return no_tree
 
 	def has_selftest(self) -> bool:
 		return any(f.startswith(SELFTEST + '/') for f in self.tree.files)
@@ -629,12 +576,9 @@ class StaticChecks:
 		"""The selftest built as CI systems build it, in the tree at
 		patched (the builds' output outside it)."""
 		out = os.path.join(self.tree.line_out, 'kselftest-check')
-		if not self.ex.dry:
-			shutil.rmtree(out, ignore_errors=True)
+		shutil.rmtree(out, ignore_errors=True)
 		for name, argv in kselftest_argvs(self.tree.path, out, self.opts.jobs):
-			self.ex.run(Cmd.of(argv, log=os.path.join(self.tree.logs, name + '.log'), what=name))
-		if self.ex.dry:
-			return
+			run(argv, log=os.path.join(self.tree.logs, name + '.log'), what=name)
 		bad = [elf_problem(os.path.join(out, f'{arch.name}-{cc}-{bits}', 'kselftest', 'connector', 'cn_proc_test'),
 				   arch, bits) for arch, cc, bits, _ in kselftest_builds()]
 		bad = [b for b in bad if b]
@@ -656,7 +600,7 @@ class StaticChecks:
 			if f.endswith('.c') and not f.startswith('tools/'):
 				o = f[:-2] + '.o'
 				mk = os.path.join(self.tree.path, os.path.dirname(f), 'Makefile')
-				if self._no_tree_yet() or os.path.basename(o) in file_text(mk):
+				if os.path.basename(o) in file_text(mk):
 					objs.append(o)
 		return objs
 
@@ -697,34 +641,23 @@ class StaticChecks:
 			t if t.endswith('/') else os.path.basename(t) for t in check_targets(arch, variant, objs))
 		frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
 		build = self.kernels.build_dir(arch, flavour)
-		if self.ex.dry:
-			self.ex.comment(f'{what}: unless the cache has its result')
-		else:
-			key = self.check_id(arch, flavour, variant, frags, objs)
-			if cache_get('checks', key, out):
-				self._notes(what, out, objs, f' (from the cache, {key})')
-				return out
+		key = self.check_id(arch, flavour, variant, frags, objs)
+		if cache_get('checks', key, out):
+			self._notes(what, out, objs, f' (from the cache, {key})')
+			return out
 		configure(self.tree, build, arch, frags,
-			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs, self.ex)
+			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs)
 		log = os.path.join(out, 'log')
 		targets = check_targets(arch, variant, objs)
-		if not self.ex.dry:
-			# Every object the build is to compile, so that it shows
-			# each one's warnings.
-			for t in targets:
-				for o in glob.glob(os.path.join(build, t, '*.o')) if t.endswith('/') else [os.path.join(build, t)]:
-					if os.path.exists(o):
-						os.remove(o)
-			shutil.rmtree(out, ignore_errors=True)
-			os.makedirs(out)
-		self.ex.run(Cmd.of(self.check_argv(arch, build, targets), log=log, what=f'{what} did not build'))
-		if self.ex.dry:
-			for o in objs:
-				self.ex.comment(f'{arch.cross_compile}objdump -dr {o} (in {build}) into {out}')
-			if variant == 'patched' and self.headers_checked(arch):
-				self.ex.comment(f'{arch.cross_compile}gcc as kbuild ran it on {objs[0] if objs else "?"}: each header '
-						'the series changes alone (W=1), and gcc -H of each header it makes it include')
-			return out
+		# Every object the build is to compile, so that it shows
+		# each one's warnings.
+		for t in targets:
+			for o in glob.glob(os.path.join(build, t, '*.o')) if t.endswith('/') else [os.path.join(build, t)]:
+				if os.path.exists(o):
+					os.remove(o)
+		shutil.rmtree(out, ignore_errors=True)
+		os.makedirs(out)
+		run(self.check_argv(arch, build, targets), log=log, what=f'{what} did not build')
 		warnings = set()
 		for l in file_text(log).splitlines():
 			if 'warning:' in l or 'error:' in l:
@@ -820,27 +753,22 @@ class StaticChecks:
 		build = os.path.join(self.tree.line_out, 'build', 'allmodconfig')
 		dirs = check_targets(load_arch('i386'), 'patched', self._objects())
 		argv = kmake_argv(self.tree.path, build, arch, self.opts.jobs, 'W=1', *dirs)
-		if self.ex.dry:
-			self.ex.comment(f'allmodconfig {variant}: unless the cache has its result')
-		else:
-			key = cache_key(self.tree.id, tool_versions(arch), make_argv_id(arch, ALLMODCONFIG),
-					make_argv_id(arch, 'W=1', *dirs),
-					*([self.tree.digest] if variant == 'patched' else []))
-			if cache_get('checks', key, out):
-				note(f'allmodconfig {variant}: {len(file_text(os.path.join(out, "warnings")).splitlines())} '
-				     f'warnings (from the cache, {key})')
-				return out
-			shutil.rmtree(out, ignore_errors=True)
-			os.makedirs(out)
-			for d in dirs:
-				for o in glob.glob(os.path.join(build, d, '*.o')):
-					os.remove(o)
-		if self.ex.dry or not os.path.isfile(os.path.join(build, '.config')):
-			self.ex.run(Cmd.of(kmake_argv(self.tree.path, build, arch, self.opts.jobs, ALLMODCONFIG),
-					   log=os.path.join(self.tree.logs, 'config-allmodconfig.log')))
-		self.ex.run(Cmd.of(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} did not build'))
-		if self.ex.dry:
+		key = cache_key(self.tree.id, tool_versions(arch), make_argv_id(arch, ALLMODCONFIG),
+				make_argv_id(arch, 'W=1', *dirs),
+				*([self.tree.digest] if variant == 'patched' else []))
+		if cache_get('checks', key, out):
+			note(f'allmodconfig {variant}: {len(file_text(os.path.join(out, "warnings")).splitlines())} '
+			     f'warnings (from the cache, {key})')
 			return out
+		shutil.rmtree(out, ignore_errors=True)
+		os.makedirs(out)
+		for d in dirs:
+			for o in glob.glob(os.path.join(build, d, '*.o')):
+				os.remove(o)
+		if not os.path.isfile(os.path.join(build, '.config')):
+			run(kmake_argv(self.tree.path, build, arch, self.opts.jobs, ALLMODCONFIG),
+			    log=os.path.join(self.tree.logs, 'config-allmodconfig.log'))
+		run(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} did not build')
 		warnings = sorted({re.sub(r':[0-9]+(:[0-9]+)?:', ':', l.replace(self.tree.path + '/', ''), count=1)
 				   for l in file_text(os.path.join(out, 'log')).splitlines() if 'warning:' in l or 'error:' in l})
 		with open(os.path.join(out, 'warnings'), 'w') as f:
@@ -894,34 +822,26 @@ class StaticChecks:
 			     f'({len(file_text(a).splitlines())} lines of objdump -dr)')
 
 	def run_all(self) -> None:
-		n, ex = self.line.name, self.ex
-		with ex.stage(f'{n}: tags'):
-			if ex.dry:
-				ex.comment('git interpret-trailers --parse of each patch\'s message')
-			else:
-				self.tags()
-		with ex.stage(f'{n}: tree'):
-			self.tree.prepare(ex)
-		with contextlib.nullcontext() if ex.dry else self.tree.check_builds_only():
+		n = self.line.name
+		with stage(f'{n}: tags'):
+			self.tags()
+		with stage(f'{n}: tree'):
+			self.tree.prepare()
+		with self.tree.check_builds_only():
 			self._run_all()
-		if not ex.dry:
-			print(f'{n}: static checks clean', flush=True)
+		print(f'{n}: static checks clean', flush=True)
 
 	def _run_all(self) -> None:
-		n, ex = self.line.name, self.ex
-		with ex.stage(f'{n}: quilt round trip'):
-			if ex.dry:
-				ex.comment('quilt push -a --fuzz=0, pop -a: every touched file as in the pristine source')
-			else:
-				self.quilt_round_trip()
-		with ex.stage(f'{n}: git am'):
+		n = self.line.name
+		with stage(f'{n}: quilt round trip'):
+			self.quilt_round_trip()
+		with stage(f'{n}: git am'):
 			self.git_am()
-		with ex.stage(f'{n}: netdev\'s patch checks (NIPA\'s): checkpatch, header_inline, source_inline, '
-			      'verify_signedoff, check_selftest'):
+		with stage(f'{n}: netdev\'s patch checks (NIPA\'s): checkpatch, header_inline, source_inline, '
+			   'verify_signedoff, check_selftest'):
 			# Each one's findings shown before any fails; the selftest
 			# check reads the tree at patched.
-			if not ex.dry:
-				self.tree.move_to('patched')
+			self.tree.move_to('patched')
 			failed: List[str] = []
 			for patch_check in (self.checkpatch, self.netdev_checks):
 				try:
@@ -930,49 +850,42 @@ class StaticChecks:
 					failed.append(str(e))
 			if failed:
 				raise HarnessError('; '.join(failed))
-		with ex.stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
+		with stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
 			check = self.sparse()
-			if not ex.dry:
-				note(f'{check}: sparse {output([check, "--version"]).strip()}')
+			note(f'{check}: sparse {output([check, "--version"]).strip()}')
 		same = self._objects(self.unchanged_by_base())
 		# (variant, 'kernel-doc'): its warnings; (variant, arch, flavour): the check build's directory
 		results: Dict[Tuple[str, ...], str] = {}
 		for variant in VARIANTS:
-			with ex.stage(f'{n}: tree at {variant}'):
-				if not ex.dry:
-					self.tree.move_to(variant)
+			with stage(f'{n}: tree at {variant}'):
+				self.tree.move_to(variant)
 			if variant != 'base':
-				with ex.stage(f'{n}: kernel-doc {variant}'):
+				with stage(f'{n}: kernel-doc {variant}'):
 					results[variant, 'kernel-doc'] = self.kerneldoc(variant)
 			for arch, flavour in self.line.static_checks:
 				objs = same if variant == 'base' else None
-				with ex.stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
+				with stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
 					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
 			if variant != 'base' and n == self.newest:
-				with ex.stage(f'{n}: {variant} allmodconfig (netdev\'s minimum build): W=1'):
+				with stage(f'{n}: {variant} allmodconfig (netdev\'s minimum build): W=1'):
 					results[variant, 'allmodconfig'] = self.allmod_build(variant)
 		if self.has_selftest():
-			with ex.stage(f'{n}: the selftest\'s builds'):
-				if not ex.dry:
-					self.tree.move_to('patched')
+			with stage(f'{n}: the selftest\'s builds'):
+				self.tree.move_to('patched')
 				self.kselftest_check()
-		if ex.dry:
-			ex.comment('then: no new kernel-doc, sparse or W=1 warning; base\'s code of '
-				   + ', '.join(same) + ' the pristine tree\'s')
-			return
-		with ex.stage(f'{n}: kernel-doc: new warnings'):
+		with stage(f'{n}: kernel-doc: new warnings'):
 			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])
 		if n == self.newest:
-			with ex.stage(f'{n}: allmodconfig: new warnings'):
+			with stage(f'{n}: allmodconfig: new warnings'):
 				self.no_new('allmodconfig W=1', os.path.join(results['pristine', 'allmodconfig'], 'warnings'),
 					    os.path.join(results['patched', 'allmodconfig'], 'warnings'))
 		for arch, flavour in self.line.static_checks:
-			with ex.stage(f'{n}: {arch} {flavour}: new warnings'):
+			with stage(f'{n}: {arch} {flavour}: new warnings'):
 				self.no_new(f'{arch} {flavour}', os.path.join(results['pristine', arch, flavour], 'warnings'),
 					    os.path.join(results['patched', arch, flavour], 'warnings'))
-			with ex.stage(f'{n}: {arch} {flavour}: base\'s code of what the fix changes'):
+			with stage(f'{n}: {arch} {flavour}: base\'s code of what the fix changes'):
 				self.same_code(f'{arch} {flavour}', results['pristine', arch, flavour],
 					       results['base', arch, flavour], same)
 			if self.headers_checked(load_arch(arch)):
-				with ex.stage(f'{n}: {arch} {flavour}: the series\' headers alone, no include cycle'):
+				with stage(f'{n}: {arch} {flavour}: the series\' headers alone, no include cycle'):
 					self.headers_alone(f'{arch} {flavour}', results['patched', arch, flavour])

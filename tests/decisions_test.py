@@ -435,7 +435,7 @@ class Checkpatch(unittest.TestCase):
 		tree, opts = fake_tree(self)
 		sc = harness_static.StaticChecks(dataclass_replace(tree.line, name=line), opts, newest)
 		sc.tree = tree
-		with mock.patch.object(harness_util, 'run',
+		with mock.patch.object(harness_static, 'run',
 				       lambda argv, **kw: completed(argv, 0 if 'total: 0 errors, 0 w' in output else 1,
 								    output)), quiet():
 			try:
@@ -688,7 +688,7 @@ class StaticBuilds(unittest.TestCase):
 		     mock.patch.object(harness_static, 'config_fragments', return_value=[]), \
 		     mock.patch.object(harness_static, 'output', lambda argv, cwd=None: f'{argv[-1]}: code\n'), \
 		     mock.patch.object(harness_static, 'cache_put', lambda *a: self.cached.append(a)), \
-		     mock.patch.object(harness_static, 'configure'), mock.patch.object(harness_util, 'run', run), \
+		     mock.patch.object(harness_static, 'configure'), mock.patch.object(harness_static, 'run', run), \
 		     mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(opts.out, 'cache')}), quiet():
 			try:
 				return sc.check_build('x86_64', 'default', 'patched')
