@@ -52,7 +52,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
-from harness_static import checkpatch_argv, checkpatch_blind
+from harness_patches import checkpatch, git, git_am, pristine_repo
 from harness_util import TOP, HarnessError, cache_adopt, cache_new, cache_path, file_text, note, run
 
 # The series' version, the one place it is kept: every subject's
@@ -75,8 +75,6 @@ ROLES = (('maintainer', ('--m', '--nor', '--nol')), ('reviewer', ('--nom', '--r'
 # An address as NIPA's cc_maintainers test finds it in a line of
 # get_maintainer.pl's output, whatever the role around it says.
 ADDRESS = re.compile(r'([^ <"(]*@[^ >")]*)')
-# Who commits the git repository made of Debian's source.
-DEBIAN_IDENT = ('cn_proc harness', 'harness@localhost')
 
 Identity = Tuple[str, str]
 
@@ -206,14 +204,6 @@ def recipients(tree: str, patches: Sequence[str], cover: str = COVER_LETTER) -> 
 	return to, cc
 
 
-def git(repo: str, *args: str, ident: Optional[Identity] = None, **kw: Any) -> subprocess.CompletedProcess:
-	env = None
-	if ident:
-		env = {'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1],
-		       'GIT_COMMITTER_NAME': ident[0], 'GIT_COMMITTER_EMAIL': ident[1]}
-	return run(['git', '-C', repo, *args], env=env, **kw)
-
-
 def signed_by(message: str, ph: Identity, ident: Identity) -> str:
 	"""MESSAGE with the placeholder's Signed-off-by lines the poster's,
 	and the poster's the last one."""
@@ -276,16 +266,10 @@ def debian_repo(src: str) -> Base:
 	repo = cache_path('src', key)
 	if not repo:
 		tmp = cache_new('src', key)
+		unpacked = os.path.join(src, '.unpacked')
 		try:
-			run(['git', 'init', '-q', '--bare', tmp], quiet=True)
-			env = {'GIT_DIR': tmp, 'GIT_WORK_TREE': src, 'GIT_AUTHOR_DATE': '@0 +0000',
-			       'GIT_COMMITTER_DATE': '@0 +0000'}
-			# Debian's .gitignore ignores everything: -f.
-			run(['git', 'add', '-A', '-f', '.'], cwd=src, env=env, quiet=True, what='git add of Debian\'s source')
-			run(['git', 'commit', '-q', '-m', f'Linux {file_text(os.path.join(src, ".unpacked")).strip()}'
-			     if os.path.isfile(os.path.join(src, '.unpacked')) else 'Linux', '--author', fmt(DEBIAN_IDENT)],
-			    cwd=src, env={**env, 'GIT_COMMITTER_NAME': DEBIAN_IDENT[0], 'GIT_COMMITTER_EMAIL': DEBIAN_IDENT[1]},
-			    quiet=True)
+			pristine_repo(tmp, src, ['.'], f'Linux {file_text(unpacked).strip()}'
+				      if os.path.isfile(unpacked) else 'Linux')
 		except BaseException:
 			shutil.rmtree(tmp, ignore_errors=True)
 			raise
@@ -505,24 +489,13 @@ def check_mails(work: str, base: Base, patches: Sequence[str], mails: List[str],
 	wrong += check_base(mails[0], base)
 	if wrong:
 		raise HarnessError('the mails are wrong:\n  ' + '\n  '.join(wrong))
-	checkpatch(work, mails[1:])
+	for m in mails[1:]:
+		if checkpatch(m, work):
+			raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} is not clean')
 	tree = git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout', quiet=True).stdout.strip()
-	git(work, 'checkout', '-q', '--detach', base.commit, quiet=True)
-	git(work, 'am', '-q', *mails[1:], ident=ident, what='git am of the mails at the base')
+	git_am(work, mails[1:], 'git am of the mails at the base', ident, at=base.commit)
 	if git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout', quiet=True).stdout.strip() != tree:
 		raise HarnessError('git am of the mails at the base does not give the tree of the series')
-
-
-def checkpatch(work: str, mails: Sequence[str]) -> None:
-	"""checkpatch of WORK's tree, as NIPA runs it, clean on each of MAILS."""
-	for m in mails:
-		proc = run(checkpatch_argv(m), cwd=work, capture='all', check=False)
-		if checkpatch_blind(proc.stdout):
-			raise HarnessError(f'checkpatch: {os.path.basename(m)}: {checkpatch_blind(proc.stdout)}')
-		total = re.search(r'^total: .*$', proc.stdout, re.M)
-		if proc.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
-			print(proc.stdout, end='', flush=True)
-			raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} is not clean')
 
 
 @dataclasses.dataclass(frozen=True)

@@ -39,6 +39,7 @@ from harness_arch import Arch
 from harness_config import KernelLine, Options, booting_arches, load_arch
 from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
+from harness_patches import checkpatch, git_am, pristine_repo
 from harness_stage import debs_argv
 from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new, cache_path,
 			  cache_put, file_id, file_text, note, output, run, stage)
@@ -245,33 +246,6 @@ def elf_problem(prog: str, arch: Arch, bits: int) -> str:
 	if len(head) < 20 or head[:4] != b'\x7fELF' or head[4] != bits // 32 or \
 	   struct.unpack_from('<H', head, 18)[0] != machine:
 		return f'{prog}: not {arch.name} {bits}-bit (ELF machine {machine})'
-	return ''
-
-
-# checkpatch as netdev's patchwork CI (NIPA: tests/patch/checkpatch/)
-# runs it on every patch: --strict, codespell, 80 columns, its list of
-# ignored types; and UNKNOWN_COMMIT_ID, as the tree has no git history to
-# look commit ids up in. Debian's codespell keeps its dictionary in its
-# Python package, where checkpatch looks for it only with a python3 that
-# has codespell_lib: named here.
-CHECKPATCH_IGNORE = ('COMMIT_LOG_LONG_LINE', 'MACRO_ARG_REUSE', 'ALLOC_SIZEOF_STRUCT', 'NO_AUTHOR_SIGN_OFF',
-		     'GIT_COMMIT_ID', 'CAMELCASE', 'FILE_PATH_CHANGES', 'BAD_REPORTED_BY_LINK', 'UNKNOWN_COMMIT_ID')
-CODESPELL_DICTIONARY = '/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt'
-# What checkpatch says, and then checks no spelling, without it.
-CODESPELL_MISSING = 'No codespell typos will be found'
-
-
-def checkpatch_argv(patch: str) -> List[str]:
-	"""checkpatch.pl as NIPA runs it, on PATCH (make mails's too)."""
-	return ['perl', 'scripts/checkpatch.pl', '--strict', '--codespell', f'--codespellfile={CODESPELL_DICTIONARY}',
-		'--max-line-length=80', '--ignore=' + ','.join(CHECKPATCH_IGNORE), patch]
-
-
-def checkpatch_blind(out: str) -> str:
-	"""Why checkpatch, whose output is OUT, checked less than it was asked
-	to: '' if it did not say so."""
-	if CODESPELL_MISSING in out:
-		return f'"{CODESPELL_MISSING}": it ran without {CODESPELL_DICTIONARY} (Debian\'s codespell)'
 	return ''
 
 
@@ -498,46 +472,20 @@ class StaticChecks:
 		note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical to the pristine tree')
 
 	def git_am(self) -> None:
-		repo = os.path.join(self.tree.line_out, 'git-am')
+		"""git am of the series onto a git repository of the files it
+		touches, pristine."""
 		src = self.tree.source()
-		shutil.rmtree(repo, ignore_errors=True)
-		os.makedirs(repo)
-		for f in self.tree.files:
-			if os.path.exists(os.path.join(src, f)):
-				os.makedirs(os.path.dirname(os.path.join(repo, f)), exist_ok=True)
-				shutil.copy(os.path.join(src, f), os.path.join(repo, f))
-		git = ['git', '-C', repo, '-c', 'user.name=base', '-c', 'user.email=base@localhost']
-		run(git + ['init', '-q'])
-		run(git + ['add', '-f', '.'])
-		run(git + ['commit', '-q', '-m', 'base'])
-		run(git + ['am', '-q', *self.tree.patches], what=f'git am of {self.series}')
+		repo = os.path.join(self.tree.line_out, 'git-am')
+		shutil.rmtree(repo + '.git', ignore_errors=True)
+		pristine_repo(repo + '.git', src, [f for f in self.tree.files if os.path.exists(os.path.join(src, f))],
+			      'base')
+		git_am(repo, self.tree.patches, f'git am of {self.series}', origin=repo + '.git')
 		last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
 		note(f'git am: {len(self.tree.patches)} commits, the last: {last}')
 
 	def checkpatch(self) -> None:
-		bad = False
-		for p in self.tree.patches:
-			out = str(run(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False).stdout)
-			blind = checkpatch_blind(out)
-			if blind:
-				print(f'error: checkpatch: {os.path.relpath(p, TOP)}: {blind}', flush=True)
-				bad = True
-				continue
-			total = re.search(r'^total: .*$', out, re.M)
-			warnings = re.findall(r'^WARNING: (.*)$', out, re.M)
-			# A backport ends in its backporter's Signed-off-by after the
-			# note (backporting.rst): checkpatch's one duplicate signature.
-			backport_ok = (self.line.name != self.newest and warnings == ['Duplicate signature']
-				       and re.search(r'total: 0 errors, 1 warnings, 0 checks', out))
-			if re.search(r'total: 0 errors, 0 warnings, 0 checks', out) or backport_ok:
-				note(f'checkpatch (NIPA\'s flags): {os.path.basename(p)}: {total.group(0) if total else "?"}'
-				     + (" (the 1 warning: the backporter's Signed-off-by)" if backport_ok else ''))
-			else:
-				print('\n'.join(l for l in out.splitlines() if re.match(r'(ERROR|WARNING|CHECK|total|#)', l)),
-				      flush=True)
-				print(f'error: checkpatch (NIPA\'s flags): {os.path.relpath(p, TOP)} is not clean', flush=True)
-				bad = True
-		if bad:
+		backport = self.line.name != self.newest
+		if [p for p in self.tree.patches if checkpatch(p, self.tree.path, backport)]:
 			raise HarnessError(f'checkpatch (NIPA\'s flags): {self.series} is not clean')
 
 	def netdev_checks(self) -> None:

@@ -38,6 +38,7 @@ import harness_kernel  # noqa: E402
 import harness_mutation  # noqa: E402
 import harness_guest  # noqa: E402
 import harness_kunit  # noqa: E402
+import harness_patches  # noqa: E402
 import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
@@ -435,7 +436,7 @@ class Checkpatch(unittest.TestCase):
 		tree, opts = fake_tree(self)
 		sc = harness_static.StaticChecks(dataclass_replace(tree.line, name=line), opts, newest)
 		sc.tree = tree
-		with mock.patch.object(harness_static, 'run',
+		with mock.patch.object(harness_patches, 'run',
 				       lambda argv, **kw: completed(argv, 0 if 'total: 0 errors, 0 w' in output else 1,
 								    output)), quiet():
 			try:
@@ -454,6 +455,7 @@ class Checkpatch(unittest.TestCase):
 						 'total: 0 errors, 0 warnings, 1 checks, 40 lines checked\n'))
 		self.assertFalse(self.checkpatch('ERROR: trailing whitespace\n'
 						 'total: 1 errors, 0 warnings, 0 checks, 40 lines checked\n'))
+		self.assertFalse(self.checkpatch('Usage: checkpatch.pl\n'))
 
 	def test_the_backporters_signature_passes_on_a_backport_only(self):
 		out = 'WARNING: Duplicate signature\ntotal: 0 errors, 1 warnings, 0 checks, 40 lines checked\n'
@@ -470,10 +472,10 @@ class Checkpatch(unittest.TestCase):
 	def test_it_runs_as_nipa_runs_it(self):
 		"""NIPA's tests/patch/checkpatch/checkpatch.sh: its flags and
 		ignored types, held here as NIPA has them."""
-		argv = harness_static.checkpatch_argv('x.patch')
+		argv = harness_patches.checkpatch_argv('x.patch')
 		for flag in ('--strict', '--codespell', '--max-line-length=80'):
 			self.assertIn(flag, argv)
-		self.assertIn(f'--codespellfile={harness_static.CODESPELL_DICTIONARY}', argv)
+		self.assertIn(f'--codespellfile={harness_patches.CODESPELL_DICTIONARY}', argv)
 		ignored = [a for a in argv if a.startswith('--ignore=')]
 		self.assertEqual(len(ignored), 1)
 		self.assertTrue({'COMMIT_LOG_LONG_LINE', 'MACRO_ARG_REUSE', 'ALLOC_SIZEOF_STRUCT', 'NO_AUTHOR_SIGN_OFF',
