@@ -42,8 +42,8 @@ from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_ar
 			    patch_files, tool_versions)
 from harness_patches import checkpatch, git_am, pristine_repo
 from harness_stage import debs_argv
-from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new, cache_path,
-			  cache_put, file_id, file_text, note, output, run, stage)
+from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new,
+			  cache_path, cache_put, file_id, file_text, note, output, run, stage)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.
@@ -76,7 +76,8 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
 			   env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 		debs = str(proc.stdout).split()
 		if proc.returncode or len(debs) != len(SPARSE_PACKAGES):
-			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} from Debian {SPARSE_SUITE}')
+			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} '
+					   f'from Debian {SPARSE_SUITE}')
 	key = cache_key(*sorted(file_id(d) for d in debs))
 	found = cache_path('sparse', key)
 	if found:
@@ -97,9 +98,11 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
 def sparse_wrapper(root: str, path: str) -> str:
 	"""PATH, a script that runs ROOT's sparse through ROOT's loader: what
 	kbuild's CHECK= names (scripts/checker-valid.sh wants one command)."""
-	text = ('#!/bin/sh\n# Debian sid\'s sparse through sid\'s own loader (scripts/harness_static.py)\n'
-		f'exec {shlex.quote(os.path.join(root, LOADER))} --library-path {shlex.quote(os.path.join(root, LIBDIR))} '
-		f'{shlex.quote(os.path.join(root, SPARSE))} "$@"\n')
+	loader, libdir, sparse = (shlex.quote(os.path.join(root, p))
+					  for p in (LOADER, LIBDIR, SPARSE))
+	text = ('#!/bin/sh\n'
+		"# Debian sid's sparse through sid's own loader (scripts/harness_static.py)\n"
+		f'exec {loader} --library-path {libdir} {sparse} "$@"\n')
 	os.makedirs(os.path.dirname(path), exist_ok=True)
 	if not os.path.isfile(path) or file_text(path) != text:
 		with open(path + '.tmp', 'w') as f:
@@ -117,7 +120,8 @@ def sparse_ran(log: str, objs: Sequence[str]) -> List[str]:
 	if m:
 		return [f'kbuild ran no sparse: "{m.group(0)}"']
 	return [f'no sparse on {o[:-2]}.c' for o in objs
-		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$', text, re.M)]
+		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$',
+				 text, re.M)]
 
 def check_targets(arch: Arch, variant: str, objs: Sequence[str]) -> List[str]:
 	"""What a check build of OBJS builds: on an architecture that is built
@@ -148,7 +152,8 @@ def diff_lines(patches: Sequence[str], sign: str, pattern: str) -> List[Tuple[st
 				continue
 			elif in_diff and l == '-- ':
 				in_diff = False
-			elif in_diff and path and l.startswith(sign) and fnmatch.fnmatchcase(path, pattern):
+			elif in_diff and path and l.startswith(sign) and \
+			     fnmatch.fnmatchcase(path, pattern):
 				found.append((path, l[1:]))
 	return found
 
@@ -168,7 +173,8 @@ def compile_argv(cmd_file: str, src: str, obj: str) -> List[str]:
 	m = re.match(r'(?:saved)?cmd_\S+ := (.*?) -c -o \S+ \S+\.c(?:\s|$)', file_text(cmd_file))
 	if not m:
 		raise HarnessError(f'{cmd_file}: no compile command in it')
-	return [*(a for a in shlex.split(m.group(1)) if not a.startswith('-Wp,-MMD,')), '-c', '-o', obj, src]
+	argv = [a for a in shlex.split(m.group(1)) if not a.startswith('-Wp,-MMD,')]
+	return [*argv, '-c', '-o', obj, src]
 
 
 def include_closure(h_output: str, tree: str) -> List[str]:
@@ -179,7 +185,8 @@ def include_closure(h_output: str, tree: str) -> List[str]:
 		m = re.fullmatch(r'\.+ (\S+)', l)
 		if m:
 			path = os.path.normpath(m.group(1))
-			paths.append(os.path.relpath(path, tree) if path.startswith(tree.rstrip('/') + '/') else path)
+			inside = path.startswith(tree.rstrip('/') + '/')
+			paths.append(os.path.relpath(path, tree) if inside else path)
 	return paths
 
 
@@ -201,7 +208,8 @@ def header_alone_problems(out: str) -> List[str]:
 		forbidden = lines[0].split() if lines else []
 		for h in lines[1:]:
 			if any(h == f or h.endswith('/' + f) for f in forbidden):
-				problems.append(f'{os.path.basename(closure)}: reaches {h}: an include cycle')
+				problems.append(f'{os.path.basename(closure)}: reaches {h}: '
+							'an include cycle')
 	return problems
 
 
@@ -224,15 +232,18 @@ def kselftest_argvs(tree: str, out: str, jobs: int) -> List[Tuple[str, List[str]
 	build into OUT/ARCH-COMPILER-BITS (kselftest/connector/ in it)."""
 	builds = kselftest_builds()
 	arches = {arch.name: arch for arch, _, _, _ in builds}
-	argvs = [(f'kselftest-headers-{a}', kmake_argv(tree, os.path.join(out, f'headers-{a}'), arch, jobs,
-						      'headers')) for a, arch in arches.items()]
+	argvs = [(f'kselftest-headers-{a}',
+		   kmake_argv(tree, os.path.join(out, f'headers-{a}'), arch, jobs, 'headers'))
+		  for a, arch in arches.items()]
 	for arch, cc, bits, flags in builds:
 		name = f'{arch.name}-{cc}-{bits}'
 		argvs.append((f'kselftest-{name}', [
-			'make', '-C', os.path.join(tree, 'tools/testing/selftests'), f'O={os.path.join(out, name)}',
-			f'-j{jobs}', f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
+			'make', '-C', os.path.join(tree, 'tools/testing/selftests'),
+			f'O={os.path.join(out, name)}', f'-j{jobs}', f'ARCH={arch.linux_arch}',
+			f'CROSS_COMPILE={arch.cross_compile}',
 			*(['LLVM=1'] if cc == 'clang' else []),
-			f'KHDR_INCLUDES=-isystem {os.path.join(out, f"headers-{arch.name}", "usr", "include")}',
+			'KHDR_INCLUDES=-isystem '
+			+ os.path.join(out, f'headers-{arch.name}', 'usr', 'include'),
 			'TARGETS=connector', 'USERCFLAGS=' + ' '.join([*flags, '-Werror']),
 			'USERLDFLAGS=' + ' '.join(flags)]))
 	return argvs
@@ -271,7 +282,8 @@ HEADER_BODY_NOT_INLINE = re.compile(
 	r'(?:char|bool|void|int|[us]\d+)\s+\w+\(.*\)\s*\{')
 SELFTESTS = 'tools/testing/selftests/'
 # The Makefile variables that list a selftest directory's programs.
-SELFTEST_PROGRAMS = re.compile(r'(TEST_GEN_PROGS(?:_EXTENDED)?|TEST_GEN_FILES|TEST_PROGS|TEST_FILES)\s*\+?:?=')
+SELFTEST_PROGRAMS = re.compile(
+	r'(TEST_GEN_PROGS(?:_EXTENDED)?|TEST_GEN_FILES|TEST_PROGS|TEST_FILES)\s*\+?:?=')
 
 
 def code_of(line: str) -> str:
@@ -283,16 +295,20 @@ def code_of(line: str) -> str:
 
 
 def header_inline_findings(patch: str) -> List[str]:
-	return [f'{f}: "{l}": a function in a header without inline' for f, l in diff_lines([patch], '+', '*.h')
-		if not l.rstrip().endswith('\\') and (HEADER_STATIC_NOT_INLINE.match(l) or HEADER_BODY_NOT_INLINE.match(l))]
+	return [f'{f}: "{l}": a function in a header without inline'
+		for f, l in diff_lines([patch], '+', '*.h') if not l.rstrip().endswith('\\')
+		and (HEADER_STATIC_NOT_INLINE.match(l) or HEADER_BODY_NOT_INLINE.match(l))]
 
 
 def source_inline_findings(patch: str) -> List[str]:
-	added = [(f, l) for f, l in diff_lines([patch], '+', '*.c') if re.search(r'\binline\b', code_of(l))]
-	removed = [(f, l) for f, l in diff_lines([patch], '-', '*.c') if re.search(r'\binline\b', code_of(l))]
+	def inline(sign: str) -> List[Tuple[str, str]]:
+		return [(f, l) for f, l in diff_lines([patch], sign, '*.c')
+			if re.search(r'\binline\b', code_of(l))]
+	added, removed = inline('+'), inline('-')
 	if len(added) <= len(removed):
 		return []
-	return [f'{f}: "{l}": inline in a .c file ({len(added)} added, {len(removed)} removed)' for f, l in added]
+	return [f'{f}: "{l}": inline in a .c file ({len(added)} added, {len(removed)} removed)'
+		for f, l in added]
 
 
 def identity(text: str) -> Tuple[str, str]:
@@ -307,7 +323,8 @@ def signedoff_findings(patch: str) -> List[str]:
 	author = re.search(r'^From: (.*)$', text, re.M)
 	if not author:
 		return ['no From: (the author)']
-	sobs = [identity(s) for s in re.findall(r'^\s*Signed-off-by:\s*(.*)$', commit_message(patch), re.M | re.I)]
+	sob = re.compile(r'^\s*Signed-off-by:\s*(.*)$', re.M | re.I)
+	sobs = [identity(s) for s in sob.findall(commit_message(patch))]
 	name, addr = identity(author.group(1))
 
 	def signs(s: Tuple[str, str]) -> bool:
@@ -316,20 +333,23 @@ def signedoff_findings(patch: str) -> List[str]:
 	if not any(map(signs, sobs)):
 		found.append(f'no Signed-off-by of the author, {author.group(1)}')
 	elif not signs(sobs[-1]):
-		found.append(f'the last Signed-off-by is not the sender\'s ({author.group(1)}), who commits what he sends')
+		found.append(f'the last Signed-off-by is not the sender\'s ({author.group(1)}), '
+				     'who commits what he sends')
 	return found
 
 
 def sort_findings(path: str, text: str) -> List[str]:
 	"""A selftest's config (by option, '_' aside, as netdev sorts it) or
 	.gitignore: each entry after the one before it."""
-	entries = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith('#')]
+	entries = [l.strip() for l in text.splitlines()
+		   if l.strip() and not l.strip().startswith('#')]
 	if path.endswith('/config'):
 		entries = [e for e in entries if '=' in e]
 
 	def key(e: str) -> str:
 		return e.split('=')[0].strip().replace('_', '') if '=' in e else e
-	return [f'{path}: {b} should come before {a}' for a, b in zip(entries, entries[1:]) if key(b) < key(a)]
+	return [f'{path}: {b} should come before {a}'
+		for a, b in zip(entries, entries[1:]) if key(b) < key(a)]
 
 
 def makefile_findings(path: str, text: str) -> List[str]:
@@ -344,7 +364,8 @@ def makefile_findings(path: str, text: str) -> List[str]:
 		m = re.match(r'([A-Z_][A-Z0-9_]*)\s*(?:\+=|:?=)(.*)$', l)
 		if m:
 			var, value = m.group(1), m.group(2).strip()
-			if len(var) < 3 or 'FLAGS' in var or 'LIBS' in var or (value.startswith('$') and value != '\\'):
+			if len(var) < 3 or 'FLAGS' in var or 'LIBS' in var or \
+			   (value.startswith('$') and value != '\\'):
 				var = ''
 			elif value != '\\':
 				blocks.setdefault(var, []).append((i, value))
@@ -356,13 +377,17 @@ def makefile_findings(path: str, text: str) -> List[str]:
 	for v, b in blocks.items():
 		nums = [n for n, _ in b]
 		if nums != list(range(nums[0], nums[0] + len(nums))):
-			found.append(f'{path}: {v} is assigned in more than one block (line {nums[0]} and on)')
-		items = [(n, x.strip().rstrip('\\').strip()) for n, x in b if not x.strip().startswith('#')]
+			found.append(f'{path}: {v} is assigned in more than one block '
+					     f'(line {nums[0]} and on)')
+		items = [(n, x.strip().rstrip('\\').strip()) for n, x in b
+			 if not x.strip().startswith('#')]
 		if len(b) > 1 and not b[-1][1].strip().startswith('#'):
-			found.append(f'{path}:{b[-1][0]}: {v}\'s block does not end in a comment line')
-		found += [f'{path}:{n}: {v}: "{x}", more than one item on the line' for n, x in items
-			  if ' ' in x and '$' not in x]
-		found += [f'{path}:{n2}: {v}: {x2} should come before {x1}' for (_, x1), (n2, x2) in zip(items, items[1:])
+			found.append(f'{path}:{b[-1][0]}: {v}\'s block does not end '
+					     'in a comment line')
+		found += [f'{path}:{n}: {v}: "{x}", more than one item on the line'
+			  for n, x in items if ' ' in x and '$' not in x]
+		found += [f'{path}:{n2}: {v}: {x2} should come before {x1}'
+			  for (_, x1), (n2, x2) in zip(items, items[1:])
 			  if not x1.startswith('$') and not x2.startswith('$')
 			  and (x2.count('/'), x2.lower()) < (x1.count('/'), x1.lower())]
 	return found
@@ -385,7 +410,8 @@ def selftest_findings(patch: str, tree: str) -> List[str]:
 			found += sort_findings(f, file_text(here))
 		elif base == 'Makefile' and os.path.isfile(here):
 			found += makefile_findings(f, file_text(here))
-		if f not in new or not base.endswith(('.c', '.sh', '.py')) or base.endswith('.bpf.c'):
+		if f not in new or not base.endswith(('.c', '.sh', '.py')) or \
+		   base.endswith('.bpf.c'):
 			continue
 		mk = os.path.join(tree, d, 'Makefile')
 		makefile = file_text(mk) if os.path.isfile(mk) else ''
@@ -394,7 +420,8 @@ def selftest_findings(patch: str, tree: str) -> List[str]:
 			found.append(f'{f}: not in {d}/Makefile')
 		# A program of the Makefile: in a list of programs (its
 		# continuation lines joined).
-		program = any(SELFTEST_PROGRAMS.match(l) and re.search(r'(?<![\w.-])' + re.escape(name) + r'(?![\w.-])', l)
+		named = re.compile(r'(?<![\w.-])' + re.escape(name) + r'(?![\w.-])')
+		program = any(SELFTEST_PROGRAMS.match(l) and named.search(l)
 			      for l in re.sub(r'\\\n', ' ', makefile).splitlines())
 		gitignore = os.path.join(tree, d, '.gitignore')
 		if base.endswith('.c') and program and (not os.path.isfile(gitignore) or
@@ -442,7 +469,8 @@ def check_tags(tree: Tree) -> None:
 	for b in bad:
 		print(b, flush=True)
 	if bad:
-		raise HarnessError(f'{series_name(tree)}: tags outside the trailer block, see above')
+		raise HarnessError(f'{series_name(tree)}: tags outside the trailer block, '
+					   'see above')
 	note('tags: one trailer block in every patch (git interpret-trailers --parse)')
 
 
@@ -463,7 +491,8 @@ def quilt_round_trip(tree: Tree) -> None:
 	tree.patched()
 	tree.pristine()
 	pristine_files(tree)
-	note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical to the pristine tree')
+	note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical '
+	     'to the pristine tree')
 
 
 def git_am_check(tree: Tree) -> None:
@@ -472,8 +501,8 @@ def git_am_check(tree: Tree) -> None:
 	src = tree.source()
 	repo = os.path.join(tree.line_out, 'git-am')
 	shutil.rmtree(repo + '.git', ignore_errors=True)
-	pristine_repo(repo + '.git', src, [f for f in tree.files if os.path.exists(os.path.join(src, f))],
-		      'base')
+	pristine_repo(repo + '.git', src,
+		      [f for f in tree.files if os.path.exists(os.path.join(src, f))], 'base')
 	git_am(repo, tree.patches, f'git am of {series_name(tree)}', origin=repo + '.git')
 	last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
 	note(f'git am: {len(tree.patches)} commits, the last: {last}')
@@ -490,14 +519,16 @@ def netdev_checks(tree: Tree) -> None:
 	"""NETDEV_CHECKS on each patch, the tree at patched."""
 	bad = []
 	for name, check in NETDEV_CHECKS:
-		found = [f'{name}: {os.path.basename(p)}: {f}' for p in tree.patches for f in check(p, tree.path)]
+		found = [f'{name}: {os.path.basename(p)}: {f}'
+			 for p in tree.patches for f in check(p, tree.path)]
 		for f in found:
 			print(f, flush=True)
 		bad += [name] if found else []
 		if not found:
 			note(f'{name}: {len(tree.patches)} patches clean')
 	if bad:
-		raise HarnessError(f'netdev\'s {", ".join(bad)}: {series_name(tree)} is not clean, see above')
+		raise HarnessError(f'netdev\'s {", ".join(bad)}: {series_name(tree)} is not clean, '
+					   'see above')
 
 
 def patch_checks(tree: Tree, backport: bool) -> None:
@@ -506,7 +537,8 @@ def patch_checks(tree: Tree, backport: bool) -> None:
 	fails."""
 	tree.move_to('patched')
 	failed: List[str] = []
-	checks: List[Callable[[], None]] = [partial(checkpatch_check, tree, backport), partial(netdev_checks, tree)]
+	checks: List[Callable[[], None]] = [partial(checkpatch_check, tree, backport),
+							    partial(netdev_checks, tree)]
 	for check in checks:
 		try:
 			check()
@@ -535,13 +567,15 @@ def kerneldoc(tree: Tree, variant: str) -> None:
 	into kerneldoc_path()."""
 	kd = os.path.join(tree.path, 'scripts', 'kernel-doc')
 	# 6.1's kernel-doc warns without being asked and knows no -Wall.
-	wall = ['-Wall'] if '-Wall' in run([kd, '-h'], capture='all', check=False, quiet=True).stdout else []
+	helped = run([kd, '-h'], capture='all', check=False, quiet=True).stdout
+	wall = ['-Wall'] if '-Wall' in helped else []
 	lines: Set[str] = set()
 	for f in tree.files:
 		if f.endswith(('.c', '.h')) and os.path.isfile(os.path.join(tree.path, f)):
 			argv = ['scripts/kernel-doc', '-none', *wall, f]
 			out = str(run(argv, cwd=tree.path, capture='all', check=False).stdout)
-			lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l) for l in out.splitlines() if l)
+			lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l)
+				     for l in out.splitlines() if l)
 	with open(kerneldoc_path(tree, variant), 'w') as fh:
 		fh.write(''.join(l + '\n' for l in sorted(lines)))
 
@@ -559,8 +593,9 @@ def kselftest_check(tree: Tree) -> None:
 	for name, argv in kselftest_argvs(tree.path, out, tree.opts.jobs):
 		run(argv, log=os.path.join(tree.logs, name + '.log'), what=name)
 	builds = kselftest_builds()
-	bad = [elf_problem(os.path.join(out, f'{a.name}-{cc}-{bits}', 'kselftest', 'connector', 'cn_proc_test'),
-			   a, bits) for a, cc, bits, _ in builds]
+	bad = [elf_problem(os.path.join(out, f'{a.name}-{cc}-{bits}', 'kselftest', 'connector',
+					   'cn_proc_test'), a, bits)
+	       for a, cc, bits, _ in builds]
 	bad = [b for b in bad if b]
 	for b in bad:
 		print(f'error: {b}', flush=True)
@@ -653,12 +688,15 @@ def check_build(tree: Tree, arch: Arch, flavour: str, variant: str, newest: bool
 		note_warnings(what, out, objs, f' (from the cache, {key})')
 		return
 	configure(tree, build, arch, frags,
-		  os.path.join(tree.logs, f'config-check-{arch.name}-{flavour}.log'), tree.opts.jobs)
+		  os.path.join(tree.logs, f'config-check-{arch.name}-{flavour}.log'),
+		  tree.opts.jobs)
 	log = os.path.join(out, 'log')
 	# Every object the build is to compile, so that it shows each one's
 	# warnings.
 	for t in targets:
-		for o in glob.glob(os.path.join(build, t, '*.o')) if t.endswith('/') else [os.path.join(build, t)]:
+		whole = t.endswith('/')
+		for o in glob.glob(os.path.join(build, t, '*.o')) if whole else \
+				[os.path.join(build, t)]:
 			if os.path.exists(o):
 				os.remove(o)
 	shutil.rmtree(out, ignore_errors=True)
@@ -696,8 +734,9 @@ def header_alone(tree: Tree, arch: Arch, build: str, out: str, objs: Sequence[st
 	compiled the first of OBJS (W=1; HEADER_ALONE-N.log), and the
 	include closure (gcc -H) of each header the series makes it include,
 	beside the headers that include it (CLOSURE-N.txt)."""
-	cmd_files = [f for f in (os.path.join(build, os.path.dirname(o), f'.{os.path.basename(o)}.cmd')
-				 for o in objs) if os.path.isfile(f)]
+	cmds = (os.path.join(build, os.path.dirname(o), f'.{os.path.basename(o)}.cmd')
+		for o in objs)
+	cmd_files = [c for c in cmds if os.path.isfile(c)]
 	if not cmd_files:
 		raise HarnessError(f'{arch.name}: no .o.cmd of {" ".join(objs)} in {build}')
 	for i, h in enumerate(series_headers(tree)):
@@ -714,7 +753,8 @@ def header_alone(tree: Tree, arch: Arch, build: str, out: str, objs: Sequence[st
 		# Who includes H: the closure of what H includes must reach none.
 		includers = [os.path.relpath(f, tree.path) for f in sorted(
 			glob.glob(os.path.join(tree.path, 'include', '**', '*.h'), recursive=True))
-			if re.search(r'^\s*#\s*include\s*<' + re.escape(name) + '>', file_text(f), re.M)]
+			if re.search(r'^\s*#\s*include\s*<' + re.escape(name) + '>',
+				     file_text(f), re.M)]
 		for j, inc in enumerate(m.group(1) for _, l in diff_lines(tree.patches, '+', h)
 					for m in [re.match(r'#\s*include\s*<([^>]+)>', l)] if m):
 			stem = os.path.join(out, f'{CLOSURE}-{i}-{j}')
@@ -723,9 +763,10 @@ def header_alone(tree: Tree, arch: Arch, build: str, out: str, objs: Sequence[st
 			proc = compile_like(cmd_files[0], stem + '.c', build, stem + '.log', '-H')
 			closure = include_closure(str(proc.stderr), tree.path)
 			with open(stem + '.txt', 'w') as f:
-				f.write(' '.join([h, *includers]) + '\n' + ''.join(c + '\n' for c in closure))
-			note(f'{arch.name}: <{inc}>, which the series includes in {h}: {len(closure)} headers '
-			     f'(gcc -H), {CLOSURE}-{i}-{j}.txt')
+				f.write(' '.join([h, *includers]) + '\n'
+					+ ''.join(c + '\n' for c in closure))
+			note(f'{arch.name}: <{inc}>, which the series includes in {h}: '
+			     f'{len(closure)} headers (gcc -H), {CLOSURE}-{i}-{j}.txt')
 
 
 def compile_like(cmd_file: str, src: str, build: str, log: str,
@@ -733,8 +774,8 @@ def compile_like(cmd_file: str, src: str, build: str, log: str,
 	"""SRC compiled as CMD_FILE's object was (in BUILD), its output in
 	LOG, and a line 'exit status N' there if it failed."""
 	argv = compile_argv(cmd_file, src, src[:-2] + '.o')
-	proc = subprocess.run([argv[0], *flags, *argv[1:]], cwd=build, capture_output=True, text=True,
-			      check=False)
+	proc = subprocess.run([argv[0], *flags, *argv[1:]], cwd=build, capture_output=True,
+			      text=True, check=False)
 	# Only the verdict's inputs go into the cache.
 	if os.path.exists(src[:-2] + '.o'):
 		os.remove(src[:-2] + '.o')
@@ -766,10 +807,11 @@ def allmod_build(tree: Tree, variant: str) -> None:
 	dirs = sorted({os.path.dirname(o) + '/' for o in objects(tree)})
 	argv = kmake_argv(tree.path, build, arch, tree.opts.jobs, 'W=1', *dirs)
 	key = cache_key(tree.id, tool_versions(arch), make_argv_id(arch, ALLMODCONFIG),
-			make_argv_id(arch, 'W=1', *dirs), *([tree.digest] if variant == 'patched' else []))
+			make_argv_id(arch, 'W=1', *dirs),
+			*([tree.digest] if variant == 'patched' else []))
 	if cache_get('checks', key, out):
-		note(f'allmodconfig {variant}: {len(file_text(os.path.join(out, "warnings")).splitlines())} '
-		     f'warnings (from the cache, {key})')
+		n = len(file_text(os.path.join(out, 'warnings')).splitlines())
+		note(f'allmodconfig {variant}: {n} warnings (from the cache, {key})')
 		return
 	shutil.rmtree(out, ignore_errors=True)
 	os.makedirs(out)
@@ -793,7 +835,8 @@ def note_warnings(what: str, out: str, objs: Sequence[str], suffix: str) -> None
 	# the tree: the check then checks nothing of sparse's.
 	problems = sparse_ran(os.path.join(out, 'log'), objs)
 	if problems:
-		raise HarnessError(f'{what}: {"; ".join(problems)} (see {os.path.join(out, "log")})')
+		raise HarnessError(f'{what}: {"; ".join(problems)} '
+					   f'(see {os.path.join(out, "log")})')
 	note(f'{what}: {n} warnings{suffix}')
 
 
@@ -811,7 +854,8 @@ def headers_alone(tree: Tree, what: str, out: str) -> None:
 	for p in problems:
 		print(p, flush=True)
 	if problems:
-		raise HarnessError(f'{what}: the series\' headers do not stand alone, see above ({out})')
+		raise HarnessError(f'{what}: the series\' headers do not stand alone, '
+					   f'see above ({out})')
 	note(f'{what}: {", ".join(series_headers(tree))} alone: no warning (W=1); '
 	     'no include cycle (gcc -H)')
 
@@ -822,12 +866,13 @@ def same_code(tree: Tree, arch: Arch, flavour: str) -> None:
 	patch changes no instruction and no relocation of them."""
 	what = f'{arch.name} {flavour}'
 	for o in variant_objects(tree, 'base'):
-		a, b = (os.path.join(check_dir(tree, arch, flavour, v), os.path.basename(o) + '.dis')
+		a, b = (os.path.join(check_dir(tree, arch, flavour, v),
+				     os.path.basename(o) + '.dis')
 			for v in ('pristine', 'base'))
 		if file_text(a) != file_text(b):
-			raise HarnessError(f'{what}: {o} compiles to other code at base (the series\' first patch) '
-					   f'than in the pristine tree: the boot test\'s base is no reference '
-					   f'(diff {a} {b})')
+			raise HarnessError(f'{what}: {o} compiles to other code at base (the '
+					   'series\' first patch) than in the pristine tree: '
+					   f'the boot test\'s base is no reference (diff {a} {b})')
 		note(f'{what}: {o}: the same code in the pristine tree and at base '
 		     f'({len(file_text(a).splitlines())} lines of objdump -dr)')
 
@@ -851,27 +896,31 @@ def checks(tree: Tree, newest: bool) -> List[Step]:
 		steps.append((f'tree at {v}', partial(tree.move_to, v)))
 		if v != 'base':
 			steps.append((f'kernel-doc {v}', partial(kerneldoc, tree, v)))
-		steps += [(f'{v} {a.name} {f}: sparse, W=1', partial(check_build, tree, a, f, v, newest))
-			  for a, f in configs]
+		steps += [(f'{v} {a.name} {f}: sparse, W=1',
+			   partial(check_build, tree, a, f, v, newest)) for a, f in configs]
 		if v != 'base' and newest:
 			steps.append((f'{v} allmodconfig (netdev\'s minimum build): W=1',
 				      partial(allmod_build, tree, v)))
 	if has_selftest(tree):
 		steps.append(('the selftest\'s builds', partial(kselftest_check, tree)))
 	steps.append(('kernel-doc: new warnings', partial(
-		no_new, 'kernel-doc -none', kerneldoc_path(tree, 'pristine'), kerneldoc_path(tree, 'patched'))))
+		no_new, 'kernel-doc -none', kerneldoc_path(tree, 'pristine'),
+		kerneldoc_path(tree, 'patched'))))
 	if newest:
 		steps.append(('allmodconfig: new warnings', partial(
 			no_new, 'allmodconfig W=1', *(os.path.join(allmod_dir(tree, v), 'warnings')
 						      for v in ('pristine', 'patched')))))
 	for a, f in configs:
 		steps.append((f'{a.name} {f}: new warnings', partial(
-			no_new, f'{a.name} {f}', *(os.path.join(check_dir(tree, a, f, v), 'warnings')
-						   for v in ('pristine', 'patched')))))
-		steps.append((f'{a.name} {f}: base\'s code of what the fix changes', partial(same_code, tree, a, f)))
+			no_new, f'{a.name} {f}',
+			*(os.path.join(check_dir(tree, a, f, v), 'warnings')
+			  for v in ('pristine', 'patched')))))
+		steps.append((f'{a.name} {f}: base\'s code of what the fix changes',
+			      partial(same_code, tree, a, f)))
 		if headers_checked(a, newest):
-			steps.append((f'{a.name} {f}: the series\' headers alone, no include cycle', partial(
-				headers_alone, tree, f'{a.name} {f}', check_dir(tree, a, f, 'patched'))))
+			steps.append((f'{a.name} {f}: the series\' headers alone, no include cycle',
+				      partial(headers_alone, tree, f'{a.name} {f}',
+						check_dir(tree, a, f, 'patched'))))
 	return steps
 
 
