@@ -42,7 +42,8 @@ def checkpatch_verdict(out: str, backport: bool = False) -> str:
 	BACKPORT may have the one warning of its backporter's Signed-off-by
 	after the note (backporting.rst): checkpatch's duplicate signature."""
 	if CODESPELL_MISSING in out:
-		return f'"{CODESPELL_MISSING}": it ran without {CODESPELL_DICTIONARY} (Debian\'s codespell)'
+		return (f'"{CODESPELL_MISSING}": it ran without {CODESPELL_DICTIONARY} '
+			"(Debian's codespell)")
 	if re.search('^' + re.escape(CLEAN), out, re.M):
 		return ''
 	if backport and re.findall(r'^WARNING: (.*)$', out, re.M) == ['Duplicate signature'] and \
@@ -56,14 +57,16 @@ def checkpatch(patch: str, tree: str, backport: bool = False) -> str:
 	else why not, its findings printed."""
 	out = str(run(checkpatch_argv(patch), cwd=tree, capture='all', check=False).stdout)
 	verdict = checkpatch_verdict(out, backport)
-	name = os.path.relpath(patch, TOP) if patch.startswith(TOP + '/') else os.path.basename(patch)
+	name = os.path.relpath(patch, TOP) if patch.startswith(TOP + '/') else \
+		os.path.basename(patch)
 	if verdict:
-		print('\n'.join(l for l in out.splitlines() if re.match(r'(ERROR|WARNING|CHECK|total|#)', l)),
-		      flush=True)
+		print('\n'.join(l for l in out.splitlines()
+				if re.match(r'(ERROR|WARNING|CHECK|total|#)', l)), flush=True)
 		print(f'error: checkpatch (NIPA\'s flags): {name}: {verdict}', flush=True)
 		return verdict
 	total = re.search(r'^total: .*$', out, re.M)
-	note(f'checkpatch (NIPA\'s flags): {os.path.basename(patch)}: {total.group(0) if total else "?"}'
+	note(f'checkpatch (NIPA\'s flags): {os.path.basename(patch)}: '
+	     f'{total.group(0) if total else "?"}'
 	     + ('' if CLEAN in out else " (the 1 warning: the backporter's Signed-off-by)"))
 	return ''
 
@@ -84,8 +87,9 @@ def pristine_repo(git_dir: str, src: str, paths: Sequence[str], message: str,
 	IDENT dated the epoch; SRC is read, never written."""
 	run(['git', 'init', '-q', '--bare', git_dir], quiet=True)
 	env = {'GIT_DIR': git_dir, 'GIT_WORK_TREE': src, 'GIT_AUTHOR_DATE': '@0 +0000',
-	       'GIT_COMMITTER_DATE': '@0 +0000', 'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1],
-	       'GIT_COMMITTER_NAME': ident[0], 'GIT_COMMITTER_EMAIL': ident[1]}
+	       'GIT_COMMITTER_DATE': '@0 +0000', 'GIT_AUTHOR_NAME': ident[0],
+	       'GIT_AUTHOR_EMAIL': ident[1], 'GIT_COMMITTER_NAME': ident[0],
+	       'GIT_COMMITTER_EMAIL': ident[1]}
 	# Debian's .gitignore ignores everything: -f.
 	run(['git', 'add', '-A', '-f', '--', *paths], cwd=src, env=env, quiet=True,
 	    what=f'git add of {src}')
