@@ -52,7 +52,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
-from harness_static import checkpatch_argv, checkpatch_blind
+from harness_patches import checkpatch, git, git_am, pristine_repo
 from harness_util import TOP, HarnessError, cache_adopt, cache_new, cache_path, file_text, note, run
 
 # The series' version, the one place it is kept: every subject's
@@ -70,13 +70,12 @@ SOB = re.compile(r'^Signed-off-by: (.*)$', re.M)
 GET_MAINTAINER = ('--nogit', '--nogit-fallback', '--nogit-chief-penguins', '--norolestats')
 # Each role asked alone; the authors of a Fixes: commit (--fixes) with
 # the maintainers.
-ROLES = (('maintainer', ('--m', '--nor', '--nol')), ('reviewer', ('--nom', '--r', '--nol', '--nofixes')),
+ROLES = (('maintainer', ('--m', '--nor', '--nol')),
+	 ('reviewer', ('--nom', '--r', '--nol', '--nofixes')),
 	 ('list', ('--nom', '--nor', '--l', '--nofixes')))
 # An address as NIPA's cc_maintainers test finds it in a line of
 # get_maintainer.pl's output, whatever the role around it says.
 ADDRESS = re.compile(r'([^ <"(]*@[^ >")]*)')
-# Who commits the git repository made of Debian's source.
-DEBIAN_IDENT = ('cn_proc harness', 'harness@localhost')
 
 Identity = Tuple[str, str]
 
@@ -89,7 +88,8 @@ def git_identity(repo: str) -> Identity:
 	"""user.name and user.email as git resolves them in REPO (its own
 	config, the global and the system's); empty where there is none."""
 	def get(key: str) -> str:
-		proc = run(['git', 'config', key], cwd=repo, capture='stdout', check=False, quiet=True)
+		proc = run(['git', 'config', key], cwd=repo, capture='stdout', check=False,
+			   quiet=True)
 		return str(proc.stdout).strip() if proc.returncode == 0 else ''
 	return get('user.name'), get('user.email')
 
@@ -108,12 +108,15 @@ def poster(repo: str, ph: Identity) -> Identity:
 	if it is missing or is the placeholder's."""
 	name, addr = git_identity(repo)
 	if not name or not addr:
-		raise HarnessError('no git identity to post as: set yours with git config user.name "Your Name" and '
-				   'git config user.email you@example.org; the mails carry it in From: and '
-				   "Signed-off-by:, which certifies the Developer's Certificate of Origin, yours to give")
+		raise HarnessError('no git identity to post as: set yours with git config '
+				   'user.name "Your Name" and git config user.email '
+				   'you@example.org; the mails carry it in From: and '
+				   "Signed-off-by:, which certifies the Developer's Certificate "
+				   'of Origin, yours to give')
 	if name == ph[0] or addr.lower() == ph[1].lower():
-		raise HarnessError(f'the git identity {fmt((name, addr))} is the placeholder of patches/: '
-				   "set your own (git config user.name, user.email); only you can give the DCO")
+		raise HarnessError(f'the git identity {fmt((name, addr))} is the placeholder of '
+				   'patches/: set your own (git config user.name, user.email); '
+				   'only you can give the DCO')
 	return name, addr
 
 
@@ -143,12 +146,14 @@ def check_version(path: str = COVER_LETTER, version: int = VERSION) -> None:
 	since = [int(v) for v in re.findall(r'^Changes since v(\d+):', file_text(path), re.M)]
 	if not since or max(since) != version - 1:
 		said = f'"Changes since v{max(since)}:"' if since else 'no "Changes since vN:"'
-		raise HarnessError(f'{os.path.relpath(path, TOP)} has {said}, and the series is v{version} (VERSION, '
-				   f'scripts/harness_mails.py): its changelog must say "Changes since v{version - 1}:"')
+		raise HarnessError(f'{os.path.relpath(path, TOP)} has {said}, and the series is '
+				   f'v{version} (VERSION, scripts/harness_mails.py): its changelog '
+				   f'must say "Changes since v{version - 1}:"')
 	brackets = re.match(r'^\[([^]]*)\]', ' '.join(str(header(path)['Subject'] or '').split()))
 	v = re.search(r'\bv(\d+)\b', brackets.group(1)) if brackets else None
 	if v and int(v.group(1)) != version:
-		raise HarnessError(f'{os.path.relpath(path, TOP)}: its subject says v{v.group(1)}, the series is v{version}')
+		raise HarnessError(f'{os.path.relpath(path, TOP)}: its subject says v{v.group(1)}, '
+				   f'the series is v{version}')
 
 
 def cover_addresses(path: str = COVER_LETTER) -> List[str]:
@@ -171,9 +176,11 @@ def get_maintainer(tree: str, patches: Sequence[str], flags: Sequence[str]) -> L
 		if not l.strip():
 			continue
 		parsed = email.utils.getaddresses([l])
-		if len(parsed) != 1 or not re.fullmatch(r'[^@\s<>()]+@[^@\s<>()]+', parsed[0][1]) or \
+		if len(parsed) != 1 or \
+		   not re.fullmatch(r'[^@\s<>()]+@[^@\s<>()]+', parsed[0][1]) or \
 		   re.search(r'[()]', re.sub(r'"[^"]*"', '', l)):
-			raise HarnessError(f'get_maintainer.pl {" ".join(flags)}: {l!r} is not one address')
+			raise HarnessError(f'get_maintainer.pl {" ".join(flags)}: {l!r} '
+						   'is not one address')
 		out.append(fmt(parsed[0]))
 	return out
 
@@ -181,7 +188,8 @@ def get_maintainer(tree: str, patches: Sequence[str], flags: Sequence[str]) -> L
 def named(tree: str, patches: Sequence[str]) -> List[str]:
 	"""Every address get_maintainer.pl names for PATCHES, found as NIPA's
 	cc_maintainers finds them: in its own output, roles and all."""
-	argv = ['perl', 'scripts/get_maintainer.pl', '--nogit', '--nogit-fallback', '--nogit-chief-penguins', *patches]
+	argv = ['perl', 'scripts/get_maintainer.pl', '--nogit', '--nogit-fallback',
+		'--nogit-chief-penguins', *patches]
 	found = []
 	for l in run(argv, cwd=tree, capture='stdout', quiet=True).stdout.splitlines():
 		m = ADDRESS.search(l)
@@ -190,7 +198,8 @@ def named(tree: str, patches: Sequence[str]) -> List[str]:
 	return found
 
 
-def recipients(tree: str, patches: Sequence[str], cover: str = COVER_LETTER) -> Tuple[List[str], List[str]]:
+def recipients(tree: str, patches: Sequence[str],
+		       cover: str = COVER_LETTER) -> Tuple[List[str], List[str]]:
 	"""To: get_maintainer.pl's maintainers and reviewers; Cc: its lists,
 	the cover letter's own addresses and EXTRA_CC; each once."""
 	roles = {role: get_maintainer(tree, patches, flags) for role, flags in ROLES}
@@ -204,14 +213,6 @@ def recipients(tree: str, patches: Sequence[str], cover: str = COVER_LETTER) -> 
 				seen.add(addr_of(a))
 				where.append(a)
 	return to, cc
-
-
-def git(repo: str, *args: str, ident: Optional[Identity] = None, **kw: Any) -> subprocess.CompletedProcess:
-	env = None
-	if ident:
-		env = {'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1],
-		       'GIT_COMMITTER_NAME': ident[0], 'GIT_COMMITTER_EMAIL': ident[1]}
-	return run(['git', '-C', repo, *args], env=env, **kw)
 
 
 def signed_by(message: str, ph: Identity, ident: Identity) -> str:
@@ -240,32 +241,39 @@ class Base:
 	modified, at its HEAD."""
 	repo: str
 	commit: str
-	posted: bool	# the poster's own (base-commit: written), not the one made of Debian's source
+	# The poster's own (base-commit: written), not the one made of
+	# Debian's source.
+	posted: bool
 
 
 def tree_version(repo: str, commit: str = 'HEAD') -> Tuple[int, int]:
 	"""VERSION.PATCHLEVEL of the Makefile at COMMIT of REPO."""
-	text = git(repo, 'show', f'{commit}:Makefile', capture='stdout', check=False, quiet=True).stdout or ''
+	text = git(repo, 'show', f'{commit}:Makefile', capture='stdout', check=False,
+		   quiet=True).stdout or ''
 	v = re.search(r'^VERSION = (\d+)', text, re.M)
 	p = re.search(r'^PATCHLEVEL = (\d+)', text, re.M)
 	if not v or not p:
-		raise HarnessError(f'{repo}: its Makefile at {commit} has no VERSION and PATCHLEVEL: not a kernel tree')
+		raise HarnessError(f'{repo}: its Makefile at {commit} has no VERSION and '
+				   'PATCHLEVEL: not a kernel tree')
 	return int(v.group(1)), int(p.group(1))
 
 
 def poster_tree(ksrc: str, line: KernelLine) -> Base:
 	"""KSRC, the poster's git tree of LINE's version or newer, at HEAD."""
-	proc = run(['git', '-C', ksrc, 'rev-parse', '--show-toplevel', 'HEAD'], capture='all', check=False, quiet=True)
+	proc = run(['git', '-C', ksrc, 'rev-parse', '--show-toplevel', 'HEAD'], capture='all',
+		   check=False, quiet=True)
 	top = proc.stdout.split() if proc.returncode == 0 else []
 	if len(top) != 2 or os.path.realpath(top[0]) != os.path.realpath(ksrc):
-		raise HarnessError(f'KSRC {ksrc} is not the top of a git tree: make mails applies the series to your git '
-				   f'tree of Linux {line.name} or newer (tip, net-next or mainline), or, without KSRC, '
-				   "to Debian's source")
+		raise HarnessError(f'KSRC {ksrc} is not the top of a git tree: make mails applies '
+				   f'the series to your git tree of Linux {line.name} or newer '
+				   "(tip, net-next or mainline), or, without KSRC, to Debian's "
+				   'source')
 	have = tree_version(ksrc)
 	want = tuple(int(x) for x in line.name.split('.'))
 	if have < want:
-		raise HarnessError(f'KSRC {ksrc} is Linux {have[0]}.{have[1]}, older than {line.name}, the series\' base: '
-				   f'give a tree of {line.name} or newer')
+		raise HarnessError(f'KSRC {ksrc} is Linux {have[0]}.{have[1]}, older than '
+				   f'{line.name}, the series\' base: give a tree of {line.name} '
+				   'or newer')
 	return Base(os.path.realpath(ksrc), top[1], posted=True)
 
 
@@ -276,21 +284,16 @@ def debian_repo(src: str) -> Base:
 	repo = cache_path('src', key)
 	if not repo:
 		tmp = cache_new('src', key)
+		unpacked = os.path.join(src, '.unpacked')
 		try:
-			run(['git', 'init', '-q', '--bare', tmp], quiet=True)
-			env = {'GIT_DIR': tmp, 'GIT_WORK_TREE': src, 'GIT_AUTHOR_DATE': '@0 +0000',
-			       'GIT_COMMITTER_DATE': '@0 +0000'}
-			# Debian's .gitignore ignores everything: -f.
-			run(['git', 'add', '-A', '-f', '.'], cwd=src, env=env, quiet=True, what='git add of Debian\'s source')
-			run(['git', 'commit', '-q', '-m', f'Linux {file_text(os.path.join(src, ".unpacked")).strip()}'
-			     if os.path.isfile(os.path.join(src, '.unpacked')) else 'Linux', '--author', fmt(DEBIAN_IDENT)],
-			    cwd=src, env={**env, 'GIT_COMMITTER_NAME': DEBIAN_IDENT[0], 'GIT_COMMITTER_EMAIL': DEBIAN_IDENT[1]},
-			    quiet=True)
+			pristine_repo(tmp, src, ['.'], f'Linux {file_text(unpacked).strip()}'
+				      if os.path.isfile(unpacked) else 'Linux')
 		except BaseException:
 			shutil.rmtree(tmp, ignore_errors=True)
 			raise
 		repo = cache_adopt(tmp, 'src', key)
-	commit = run(['git', '--git-dir', repo, 'rev-parse', 'HEAD'], capture='stdout', quiet=True).stdout.strip()
+	commit = run(['git', '--git-dir', repo, 'rev-parse', 'HEAD'], capture='stdout',
+		     quiet=True).stdout.strip()
 	return Base(repo, commit, posted=False)
 
 
@@ -299,15 +302,19 @@ def tree_state(repo: str) -> str:
 	the index, the status, the refs, the worktrees and the stash (read
 	without refreshing the index)."""
 	parts = []
-	for args in (['rev-parse', 'HEAD'], ['symbolic-ref', '-q', 'HEAD'], ['status', '--porcelain', '--ignored'],
-		     ['for-each-ref'], ['worktree', 'list', '--porcelain'], ['stash', 'list']):
-		proc = run(['git', '--no-optional-locks', '-C', repo, *args], capture='stdout', check=False, quiet=True)
+	for args in (['rev-parse', 'HEAD'], ['symbolic-ref', '-q', 'HEAD'],
+		     ['status', '--porcelain', '--ignored'], ['for-each-ref'],
+		     ['worktree', 'list', '--porcelain'], ['stash', 'list']):
+		proc = run(['git', '--no-optional-locks', '-C', repo, *args], capture='stdout',
+			   check=False, quiet=True)
 		parts.append(f'{" ".join(args)}: {proc.returncode}\n{proc.stdout}')
-	index = git(repo, 'rev-parse', '--path-format=absolute', '--git-path', 'index', capture='stdout', quiet=True)
+	index = git(repo, 'rev-parse', '--path-format=absolute', '--git-path', 'index',
+		    capture='stdout', quiet=True)
 	path = index.stdout.strip()
 	if os.path.isfile(path):
 		with open(path, 'rb') as f:
-			parts.append(f'index: {hashlib.sha256(f.read()).hexdigest()} {os.stat(path).st_mtime_ns}')
+			digest = hashlib.sha256(f.read()).hexdigest()
+			parts.append(f'index: {digest} {os.stat(path).st_mtime_ns}')
 	return '\n'.join(parts)
 
 
@@ -325,38 +332,45 @@ def sparse_clone(repo: str, dest: str, files: Sequence[str]) -> None:
 	shutil.rmtree(dest, ignore_errors=True)
 	run(['git', 'clone', '-q', '--shared', '--no-checkout', repo, dest], quiet=True)
 	patterns = ['/*', '!/*/', *[p for d in TOP_DIRS for p in (f'/{d}/*', f'!/{d}/*/')],
-		    *[f'/{d}/' for d in sorted(set(WHOLE_DIRS) | {os.path.dirname(f) for f in files})]]
+		    *[f'/{d}/' for d in sorted(set(WHOLE_DIRS) |
+							  {os.path.dirname(f) for f in files})]]
 	git(dest, 'sparse-checkout', 'set', '--no-cone', *patterns, quiet=True)
 
 
 def carried(work: str, patches: Sequence[str]) -> List[str]:
 	"""The patches WORK's tree already has: those git apply -R takes."""
 	return [p for p in patches
-		if run(['git', '-C', work, 'apply', '--check', '-R', p], capture='all', check=False, quiet=True).returncode == 0]
+		if run(['git', '-C', work, 'apply', '--check', '-R', p], capture='all', check=False,
+		       quiet=True).returncode == 0]
 
 
-def apply_series(work: str, patches: Sequence[str], ident: Identity, ph: Identity, where: str) -> None:
+def apply_series(work: str, patches: Sequence[str], ident: Identity, ph: Identity,
+		 where: str) -> None:
 	"""git am -3 of each patch in WORK, signed by IDENT; what conflicted,
 	or merged three ways, said."""
 	for p in patches:
 		name = os.path.basename(p)
 		proc = git(work, 'am', '-3', p, ident=ident, capture='all', check=False, quiet=True)
 		if proc.returncode:
-			conflicts = git(work, 'diff', '--name-only', '--diff-filter=U', capture='stdout', check=False,
-					quiet=True).stdout.split()
-			said = [l for l in proc.stdout.splitlines() if l.startswith(('CONFLICT', 'error:'))]
+			conflicts = git(work, 'diff', '--name-only', '--diff-filter=U',
+					capture='stdout', check=False, quiet=True).stdout.split()
+			said = [l for l in proc.stdout.splitlines()
+				if l.startswith(('CONFLICT', 'error:'))]
 			git(work, 'am', '--abort', check=False, quiet=True)
-			raise HarnessError(f'{name} does not apply to {where}: '
-					   + (f'conflicts in {", ".join(conflicts)}' if conflicts else 'git am -3 failed')
+			why = (f'conflicts in {", ".join(conflicts)}' if conflicts else
+			       'git am -3 failed')
+			raise HarnessError(f'{name} does not apply to {where}: {why}'
 					   + (f' ({"; ".join(said)})' if said else ''))
 		merged = re.findall(r'^Auto-merging (\S+)$', proc.stdout, re.M)
 		if 'Falling back to' in proc.stdout:
-			note(f'{name}: applied by a three-way merge' + (f' ({", ".join(merged)})' if merged else ''))
+			note(f'{name}: applied by a three-way merge'
+			     + (f' ({", ".join(merged)})' if merged else ''))
 		msg = git(work, 'log', '-1', '--format=%B', capture='stdout', quiet=True).stdout
-		git(work, 'commit', '-q', '--amend', '--reset-author', '-F', '-', input=signed_by(msg, ph, ident),
-		    ident=ident, quiet=True)
+		git(work, 'commit', '-q', '--amend', '--reset-author', '-F', '-',
+		    input=signed_by(msg, ph, ident), ident=ident, quiet=True)
 		if notes(p):
-			git(work, 'notes', 'add', '-F', '-', 'HEAD', input=notes(p), ident=ident, quiet=True)
+			git(work, 'notes', 'add', '-F', '-', 'HEAD', input=notes(p), ident=ident,
+			    quiet=True)
 
 
 Written = Tuple[str, List[str], List[str], List[str]]
@@ -375,19 +389,24 @@ def write_mails(line: KernelLine, base: Base, out: str, ident: Identity, ph: Ide
 	where = f'{base.repo} at {base.commit[:12]}'
 	have = carried(work, patches)
 	if have:
-		what = 'the series' if len(have) == len(patches) else ', '.join(os.path.basename(p) for p in have)
-		raise HarnessError(f'{where} already carries {what}: give make mails a tree without it (KSRC, its base)')
+		what = 'the series' if len(have) == len(patches) else \
+			', '.join(os.path.basename(p) for p in have)
+		raise HarnessError(f'{where} already carries {what}: give make mails a tree '
+				   'without it (KSRC, its base)')
 	apply_series(work, patches, ident, ph, where)
 	to, cc = recipients(work, patches, cover)
 	shutil.rmtree(mails, ignore_errors=True)
-	git(work, 'format-patch', '-q', '--cover-letter', '--notes', f'--subject-prefix={subject_prefix()}', '-o', mails,
-	    *([f'--base={base.commit}'] if base.posted else []), *[f'--to={a}' for a in to], *[f'--cc={a}' for a in cc],
+	git(work, 'format-patch', '-q', '--cover-letter', '--notes',
+	    f'--subject-prefix={subject_prefix()}', '-o', mails,
+	    *([f'--base={base.commit}'] if base.posted else []),
+	    *[f'--to={a}' for a in to], *[f'--cc={a}' for a in cc],
 	    f'{base.commit}..HEAD', ident=ident, quiet=True)
 	out_files = sorted(os.path.join(mails, f) for f in os.listdir(mails))
 	subject, body = cover_text(cover)
 	text = file_text(out_files[0])
 	if '*** SUBJECT HERE ***' not in text or '*** BLURB HERE ***' not in text:
-		raise HarnessError(f'git format-patch wrote no cover letter template in {out_files[0]}')
+		raise HarnessError('git format-patch wrote no cover letter template in '
+				   f'{out_files[0]}')
 	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***\n', body)
 	with open(out_files[0], 'w') as f:
 		f.write(text)
@@ -400,11 +419,15 @@ def mail_recipients(path: str) -> Tuple[List[str], List[str]]:
 	"""The To: and Cc: addresses of a mail, as email.utils.getaddresses()
 	reads them, lower case."""
 	h = header(path)
-	return ([a.lower() for _, a in email.utils.getaddresses([str(x) for x in h.get_all('To', [])])],
-		[a.lower() for _, a in email.utils.getaddresses([str(x) for x in h.get_all('Cc', [])])])
+
+	def read(name: str) -> List[str]:
+		addresses = email.utils.getaddresses([str(x) for x in h.get_all(name, [])])
+		return [a.lower() for _, a in addresses]
+	return read('To'), read('Cc')
 
 
-def check_recipients(mails: Sequence[str], named: Sequence[str], to: Sequence[str], cc: Sequence[str]) -> List[str]:
+def check_recipients(mails: Sequence[str], named: Sequence[str], to: Sequence[str],
+			     cc: Sequence[str]) -> List[str]:
 	"""What is wrong with the mails' To: and Cc:: an address of NAMED (what
 	get_maintainer.pl names) missing or there twice, one of TO not in To:,
 	one of CC not in Cc:, an address that is no address."""
@@ -435,7 +458,8 @@ def check_subjects(mails: Sequence[str], version: int = VERSION) -> List[str]:
 		subject = ' '.join(str(header(m)['Subject'] or '').split())
 		want = f'[{subject_prefix(version)} {i}/{len(mails) - 1}] '
 		if not subject.startswith(want):
-			wrong.append(f'{os.path.basename(m)}: the subject {subject!r} does not start {want!r}')
+			wrong.append(f'{os.path.basename(m)}: the subject {subject!r} '
+					     f'does not start {want!r}')
 	return wrong
 
 
@@ -444,25 +468,27 @@ def check_base(cover: str, base: Base) -> List[str]:
 	poster's tree, none where it is Debian's."""
 	said = re.findall(r'^base-commit: (\S+)$', file_text(cover), re.M)
 	want = [base.commit] if base.posted else []
-	return [] if said == want else [f'{os.path.basename(cover)}: base-commit: {" ".join(said) or "none"}, '
-					 f'not {" ".join(want) or "none"}']
+	return [] if said == want else [f'{os.path.basename(cover)}: base-commit: '
+						 f'{" ".join(said) or "none"}, '
+						 f'not {" ".join(want) or "none"}']
 
 
 def send_email_argv(mails: Sequence[str], dry_run: bool) -> List[str]:
 	"""git send-email of the mails: to their To: and Cc: only (none from
 	the bodies' Cc: and Signed-off-by: lines, nor the poster), no
 	question asked; the dry run with no network."""
-	return ['git', 'send-email', *(['--dry-run', '--smtp-server=localhost', '--smtp-domain=localhost',
-					 '--confirm=never'] if dry_run else []), '--suppress-cc=self', '--suppress-cc=body', *mails]
+	dry = ['--dry-run', '--smtp-server=localhost', '--smtp-domain=localhost', '--confirm=never']
+	return ['git', 'send-email', *(dry if dry_run else []),
+		'--suppress-cc=self', '--suppress-cc=body', *mails]
 
 
 def dry_send(mails: Sequence[str], ident: Identity, cwd: str) -> Dict[str, List[str]]:
 	"""git send-email --dry-run of the mails (no network, no question):
 	the recipients (RCPT TO) it would send each to, by subject."""
-	env = {'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1], 'GIT_COMMITTER_NAME': ident[0],
-	       'GIT_COMMITTER_EMAIL': ident[1]}
-	proc = run([*send_email_argv(mails, dry_run=True), f'--from={fmt(ident)}'], cwd=cwd, env=env,
-		   capture='all', check=False, quiet=True, input='')
+	env = {'GIT_AUTHOR_NAME': ident[0], 'GIT_AUTHOR_EMAIL': ident[1],
+	       'GIT_COMMITTER_NAME': ident[0], 'GIT_COMMITTER_EMAIL': ident[1]}
+	proc = run([*send_email_argv(mails, dry_run=True), f'--from={fmt(ident)}'], cwd=cwd,
+		   env=env, capture='all', check=False, quiet=True, input='')
 	if proc.returncode:
 		print(proc.stdout, end='', flush=True)
 		raise HarnessError(f'git send-email --dry-run failed (exit {proc.returncode})')
@@ -486,9 +512,11 @@ def check_sent(mails: Sequence[str], sent: Dict[str, List[str]], ident: Identity
 		to, cc = mail_recipients(m)
 		got = sent.get(subject)
 		if got is None:
-			wrong.append(f'{os.path.basename(m)}: git send-email --dry-run did not send it')
+			wrong.append(f'{os.path.basename(m)}: git send-email --dry-run did not '
+				     'send it')
 		elif sorted(set(got)) != sorted(set(to + cc)) or len(got) != len(set(got)):
-			wrong.append(f'{os.path.basename(m)}: git send-email --dry-run sends to {" ".join(got)}, '
+			wrong.append(f'{os.path.basename(m)}: git send-email --dry-run sends to '
+				     f'{" ".join(got)}, '
 				     f'not to its To: and Cc: ({" ".join(to + cc)})')
 	return wrong
 
@@ -505,24 +533,16 @@ def check_mails(work: str, base: Base, patches: Sequence[str], mails: List[str],
 	wrong += check_base(mails[0], base)
 	if wrong:
 		raise HarnessError('the mails are wrong:\n  ' + '\n  '.join(wrong))
-	checkpatch(work, mails[1:])
+	for m in mails[1:]:
+		if checkpatch(m, work):
+			raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} '
+						   'is not clean')
 	tree = git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout', quiet=True).stdout.strip()
-	git(work, 'checkout', '-q', '--detach', base.commit, quiet=True)
-	git(work, 'am', '-q', *mails[1:], ident=ident, what='git am of the mails at the base')
-	if git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout', quiet=True).stdout.strip() != tree:
-		raise HarnessError('git am of the mails at the base does not give the tree of the series')
-
-
-def checkpatch(work: str, mails: Sequence[str]) -> None:
-	"""checkpatch of WORK's tree, as NIPA runs it, clean on each of MAILS."""
-	for m in mails:
-		proc = run(checkpatch_argv(m), cwd=work, capture='all', check=False)
-		if checkpatch_blind(proc.stdout):
-			raise HarnessError(f'checkpatch: {os.path.basename(m)}: {checkpatch_blind(proc.stdout)}')
-		total = re.search(r'^total: .*$', proc.stdout, re.M)
-		if proc.returncode or not total or not total.group(0).startswith('total: 0 errors, 0 warnings, 0 checks,'):
-			print(proc.stdout, end='', flush=True)
-			raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} is not clean')
+	git_am(work, mails[1:], 'git am of the mails at the base', ident, at=base.commit)
+	if git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout',
+	       quiet=True).stdout.strip() != tree:
+		raise HarnessError('git am of the mails at the base does not give the tree '
+				   'of the series')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -551,17 +571,21 @@ def mails(line: KernelLine, base: Base, out: str, who: Poster) -> int:
 	if tree_state(base.repo) != before:
 		raise HarnessError(f'{base.repo} changed while the mails were made')
 	d = os.path.dirname(written[0])
-	note(f'every recipient in its header once, as getaddresses() and git send-email --dry-run read them; '
-	     f'[{subject_prefix()} n/{len(patches)}]; checkpatch --strict clean; git am applies them at {base.commit[:12]}')
+	note('every recipient in its header once, as getaddresses() and git send-email '
+	     f'--dry-run read them; [{subject_prefix()} n/{len(patches)}]; checkpatch --strict '
+	     f'clean; git am applies them at {base.commit[:12]}')
 	if base.posted:
 		note(f'based on {base.repo} at {base.commit} (base-commit:), which is as it was')
 	else:
-		note(f"no KSRC: based on Debian's Linux {line.name} source, a commit no maintainer has, so no base-commit:; "
-		     'post from your own tree (make mails KSRC=/path/to/your/git/tree)')
+		note(f"no KSRC: based on Debian's Linux {line.name} source, a commit no maintainer "
+		     'has, so no base-commit:; post from your own tree '
+		     '(make mails KSRC=/path/to/your/git/tree)')
 	print(f'mails: {d}', flush=True)
-	print(f'  try them:   {" ".join(send_email_argv([d + "/*.patch"], dry_run=True))}', flush=True)
-	print(f'  send them:  {" ".join(send_email_argv([d + "/*.patch"], dry_run=False))}', flush=True)
-	print("  (From: and Signed-off-by: are yours: the Developer's Certificate of Origin is yours to give)", flush=True)
+	for what, dry in (('try them:  ', True), ('send them: ', False)):
+		argv = send_email_argv([d + '/*.patch'], dry_run=dry)
+		print(f'  {what} {" ".join(argv)}', flush=True)
+	print("  (From: and Signed-off-by: are yours: the Developer's Certificate of Origin is "
+	      'yours to give)', flush=True)
 	return 0
 
 
@@ -594,5 +618,6 @@ def check_on_git_tree(line: KernelLine, src: str, out: str) -> int:
 	git(tree, 'reset', '-q', '--hard', quiet=True)
 	later_commit(tree, LATER_FILE, TEST_IDENT)
 	base = poster_tree(tree, line)
-	mails(line, base, work, Poster(TEST_IDENT, placeholder(os.path.join(line.series_dir, '0000-cover-letter.patch'))))
+	cover = os.path.join(line.series_dir, '0000-cover-letter.patch')
+	mails(line, base, work, Poster(TEST_IDENT, placeholder(cover)))
 	return 0

@@ -24,7 +24,6 @@
     and machine.
 """
 
-import contextlib
 import filecmp
 import fnmatch
 import glob
@@ -34,16 +33,17 @@ import shlex
 import shutil
 import struct
 import subprocess
+from functools import partial
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from harness_arch import Arch
 from harness_config import KernelLine, Options, booting_arches, load_arch
 from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
-from harness_plan import REAL, Cmd, Executor
+from harness_patches import checkpatch, git_am, pristine_repo
 from harness_stage import debs_argv
-from harness_util import (TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new, cache_path,
-			  cache_put, file_id, file_text, note, output, run)
+from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new,
+			  cache_path, cache_put, file_id, file_text, note, output, run, stage)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.
@@ -68,20 +68,16 @@ ALLMODCONFIG = 'allmodconfig'
 SPARSE_REFUSED = re.compile(r'C=\d specified, but .* (?:too old|not available|not up to date)')
 
 
-def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executor = REAL) -> str:
+def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
 	"""sid's sparse and libc6 (scripts/debs.sh) unpacked as the cache entry
-	sparse/KEY, KEY their names and SHA256s; its path (a dry run: the
-	packages fetched, not in the cache)."""
+	sparse/KEY, KEY their names and SHA256s; its path."""
 	if debs is None:
-		proc = ex.run(Cmd.of(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
-				     env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
-				     dry_stdout=''.join(f'{p}_VERSION_amd64.deb\n' for p in SPARSE_PACKAGES)))
+		proc = run(debs_argv(SPARSE_SUITE, *SPARSE_PACKAGES), capture='stdout', check=False,
+			   env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 		debs = str(proc.stdout).split()
 		if proc.returncode or len(debs) != len(SPARSE_PACKAGES):
-			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} from Debian {SPARSE_SUITE}')
-	if ex.dry:
-		ex.comment('unpacked into the cache (sparse/KEY) with dpkg-deb -x, unless it is there')
-		return os.path.join(cache_dir(), 'sparse', 'KEY')
+			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} '
+					   f'from Debian {SPARSE_SUITE}')
 	key = cache_key(*sorted(file_id(d) for d in debs))
 	found = cache_path('sparse', key)
 	if found:
@@ -89,7 +85,7 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executo
 	tmp = cache_new('sparse', key)
 	try:
 		for deb in debs:
-			ex.run(Cmd.of(['dpkg-deb', '-x', deb, tmp]))
+			run(['dpkg-deb', '-x', deb, tmp])
 		for f in (LOADER, SPARSE):
 			if not os.path.exists(os.path.join(tmp, f)):
 				raise HarnessError(f'{" ".join(debs)}: no {f} in them')
@@ -102,9 +98,11 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None, ex: Executo
 def sparse_wrapper(root: str, path: str) -> str:
 	"""PATH, a script that runs ROOT's sparse through ROOT's loader: what
 	kbuild's CHECK= names (scripts/checker-valid.sh wants one command)."""
-	text = ('#!/bin/sh\n# Debian sid\'s sparse through sid\'s own loader (scripts/harness_static.py)\n'
-		f'exec {shlex.quote(os.path.join(root, LOADER))} --library-path {shlex.quote(os.path.join(root, LIBDIR))} '
-		f'{shlex.quote(os.path.join(root, SPARSE))} "$@"\n')
+	loader, libdir, sparse = (shlex.quote(os.path.join(root, p))
+					  for p in (LOADER, LIBDIR, SPARSE))
+	text = ('#!/bin/sh\n'
+		"# Debian sid's sparse through sid's own loader (scripts/harness_static.py)\n"
+		f'exec {loader} --library-path {libdir} {sparse} "$@"\n')
 	os.makedirs(os.path.dirname(path), exist_ok=True)
 	if not os.path.isfile(path) or file_text(path) != text:
 		with open(path + '.tmp', 'w') as f:
@@ -122,7 +120,8 @@ def sparse_ran(log: str, objs: Sequence[str]) -> List[str]:
 	if m:
 		return [f'kbuild ran no sparse: "{m.group(0)}"']
 	return [f'no sparse on {o[:-2]}.c' for o in objs
-		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$', text, re.M)]
+		if not re.search(r'^\s+CHECK\s+(?:\S*/)?' + re.escape(o[:-2] + '.c') + '$',
+				 text, re.M)]
 
 def check_targets(arch: Arch, variant: str, objs: Sequence[str]) -> List[str]:
 	"""What a check build of OBJS builds: on an architecture that is built
@@ -153,7 +152,8 @@ def diff_lines(patches: Sequence[str], sign: str, pattern: str) -> List[Tuple[st
 				continue
 			elif in_diff and l == '-- ':
 				in_diff = False
-			elif in_diff and path and l.startswith(sign) and fnmatch.fnmatchcase(path, pattern):
+			elif in_diff and path and l.startswith(sign) and \
+			     fnmatch.fnmatchcase(path, pattern):
 				found.append((path, l[1:]))
 	return found
 
@@ -173,7 +173,8 @@ def compile_argv(cmd_file: str, src: str, obj: str) -> List[str]:
 	m = re.match(r'(?:saved)?cmd_\S+ := (.*?) -c -o \S+ \S+\.c(?:\s|$)', file_text(cmd_file))
 	if not m:
 		raise HarnessError(f'{cmd_file}: no compile command in it')
-	return [*(a for a in shlex.split(m.group(1)) if not a.startswith('-Wp,-MMD,')), '-c', '-o', obj, src]
+	argv = [a for a in shlex.split(m.group(1)) if not a.startswith('-Wp,-MMD,')]
+	return [*argv, '-c', '-o', obj, src]
 
 
 def include_closure(h_output: str, tree: str) -> List[str]:
@@ -184,7 +185,8 @@ def include_closure(h_output: str, tree: str) -> List[str]:
 		m = re.fullmatch(r'\.+ (\S+)', l)
 		if m:
 			path = os.path.normpath(m.group(1))
-			paths.append(os.path.relpath(path, tree) if path.startswith(tree.rstrip('/') + '/') else path)
+			inside = path.startswith(tree.rstrip('/') + '/')
+			paths.append(os.path.relpath(path, tree) if inside else path)
 	return paths
 
 
@@ -206,7 +208,8 @@ def header_alone_problems(out: str) -> List[str]:
 		forbidden = lines[0].split() if lines else []
 		for h in lines[1:]:
 			if any(h == f or h.endswith('/' + f) for f in forbidden):
-				problems.append(f'{os.path.basename(closure)}: reaches {h}: an include cycle')
+				problems.append(f'{os.path.basename(closure)}: reaches {h}: '
+							'an include cycle')
 	return problems
 
 
@@ -227,15 +230,20 @@ def kselftest_argvs(tree: str, out: str, jobs: int) -> List[Tuple[str, List[str]
 	"""(log name, command) of what kselftest_check() runs, in order: the
 	uapi headers of each architecture into OUT/headers-ARCH, then each
 	build into OUT/ARCH-COMPILER-BITS (kselftest/connector/ in it)."""
-	argvs = [(f'kselftest-headers-{a}', kmake_argv(tree, os.path.join(out, f'headers-{a}'), load_arch(a), jobs,
-						      'headers')) for a in booting_arches()]
-	for arch, cc, bits, flags in kselftest_builds():
+	builds = kselftest_builds()
+	arches = {arch.name: arch for arch, _, _, _ in builds}
+	argvs = [(f'kselftest-headers-{a}',
+		   kmake_argv(tree, os.path.join(out, f'headers-{a}'), arch, jobs, 'headers'))
+		  for a, arch in arches.items()]
+	for arch, cc, bits, flags in builds:
 		name = f'{arch.name}-{cc}-{bits}'
 		argvs.append((f'kselftest-{name}', [
-			'make', '-C', os.path.join(tree, 'tools/testing/selftests'), f'O={os.path.join(out, name)}',
-			f'-j{jobs}', f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
+			'make', '-C', os.path.join(tree, 'tools/testing/selftests'),
+			f'O={os.path.join(out, name)}', f'-j{jobs}', f'ARCH={arch.linux_arch}',
+			f'CROSS_COMPILE={arch.cross_compile}',
 			*(['LLVM=1'] if cc == 'clang' else []),
-			f'KHDR_INCLUDES=-isystem {os.path.join(out, f"headers-{arch.name}", "usr", "include")}',
+			'KHDR_INCLUDES=-isystem '
+			+ os.path.join(out, f'headers-{arch.name}', 'usr', 'include'),
 			'TARGETS=connector', 'USERCFLAGS=' + ' '.join([*flags, '-Werror']),
 			'USERLDFLAGS=' + ' '.join(flags)]))
 	return argvs
@@ -252,33 +260,6 @@ def elf_problem(prog: str, arch: Arch, bits: int) -> str:
 	if len(head) < 20 or head[:4] != b'\x7fELF' or head[4] != bits // 32 or \
 	   struct.unpack_from('<H', head, 18)[0] != machine:
 		return f'{prog}: not {arch.name} {bits}-bit (ELF machine {machine})'
-	return ''
-
-
-# checkpatch as netdev's patchwork CI (NIPA: tests/patch/checkpatch/)
-# runs it on every patch: --strict, codespell, 80 columns, its list of
-# ignored types; and UNKNOWN_COMMIT_ID, as the tree has no git history to
-# look commit ids up in. Debian's codespell keeps its dictionary in its
-# Python package, where checkpatch looks for it only with a python3 that
-# has codespell_lib: named here.
-CHECKPATCH_IGNORE = ('COMMIT_LOG_LONG_LINE', 'MACRO_ARG_REUSE', 'ALLOC_SIZEOF_STRUCT', 'NO_AUTHOR_SIGN_OFF',
-		     'GIT_COMMIT_ID', 'CAMELCASE', 'FILE_PATH_CHANGES', 'BAD_REPORTED_BY_LINK', 'UNKNOWN_COMMIT_ID')
-CODESPELL_DICTIONARY = '/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt'
-# What checkpatch says, and then checks no spelling, without it.
-CODESPELL_MISSING = 'No codespell typos will be found'
-
-
-def checkpatch_argv(patch: str) -> List[str]:
-	"""checkpatch.pl as NIPA runs it, on PATCH (make mails's too)."""
-	return ['perl', 'scripts/checkpatch.pl', '--strict', '--codespell', f'--codespellfile={CODESPELL_DICTIONARY}',
-		'--max-line-length=80', '--ignore=' + ','.join(CHECKPATCH_IGNORE), patch]
-
-
-def checkpatch_blind(out: str) -> str:
-	"""Why checkpatch, whose output is OUT, checked less than it was asked
-	to: '' if it did not say so."""
-	if CODESPELL_MISSING in out:
-		return f'"{CODESPELL_MISSING}": it ran without {CODESPELL_DICTIONARY} (Debian\'s codespell)'
 	return ''
 
 
@@ -301,7 +282,8 @@ HEADER_BODY_NOT_INLINE = re.compile(
 	r'(?:char|bool|void|int|[us]\d+)\s+\w+\(.*\)\s*\{')
 SELFTESTS = 'tools/testing/selftests/'
 # The Makefile variables that list a selftest directory's programs.
-SELFTEST_PROGRAMS = re.compile(r'(TEST_GEN_PROGS(?:_EXTENDED)?|TEST_GEN_FILES|TEST_PROGS|TEST_FILES)\s*\+?:?=')
+SELFTEST_PROGRAMS = re.compile(
+	r'(TEST_GEN_PROGS(?:_EXTENDED)?|TEST_GEN_FILES|TEST_PROGS|TEST_FILES)\s*\+?:?=')
 
 
 def code_of(line: str) -> str:
@@ -313,16 +295,20 @@ def code_of(line: str) -> str:
 
 
 def header_inline_findings(patch: str) -> List[str]:
-	return [f'{f}: "{l}": a function in a header without inline' for f, l in diff_lines([patch], '+', '*.h')
-		if not l.rstrip().endswith('\\') and (HEADER_STATIC_NOT_INLINE.match(l) or HEADER_BODY_NOT_INLINE.match(l))]
+	return [f'{f}: "{l}": a function in a header without inline'
+		for f, l in diff_lines([patch], '+', '*.h') if not l.rstrip().endswith('\\')
+		and (HEADER_STATIC_NOT_INLINE.match(l) or HEADER_BODY_NOT_INLINE.match(l))]
 
 
 def source_inline_findings(patch: str) -> List[str]:
-	added = [(f, l) for f, l in diff_lines([patch], '+', '*.c') if re.search(r'\binline\b', code_of(l))]
-	removed = [(f, l) for f, l in diff_lines([patch], '-', '*.c') if re.search(r'\binline\b', code_of(l))]
+	def inline(sign: str) -> List[Tuple[str, str]]:
+		return [(f, l) for f, l in diff_lines([patch], sign, '*.c')
+			if re.search(r'\binline\b', code_of(l))]
+	added, removed = inline('+'), inline('-')
 	if len(added) <= len(removed):
 		return []
-	return [f'{f}: "{l}": inline in a .c file ({len(added)} added, {len(removed)} removed)' for f, l in added]
+	return [f'{f}: "{l}": inline in a .c file ({len(added)} added, {len(removed)} removed)'
+		for f, l in added]
 
 
 def identity(text: str) -> Tuple[str, str]:
@@ -337,7 +323,8 @@ def signedoff_findings(patch: str) -> List[str]:
 	author = re.search(r'^From: (.*)$', text, re.M)
 	if not author:
 		return ['no From: (the author)']
-	sobs = [identity(s) for s in re.findall(r'^\s*Signed-off-by:\s*(.*)$', commit_message(patch), re.M | re.I)]
+	sob = re.compile(r'^\s*Signed-off-by:\s*(.*)$', re.M | re.I)
+	sobs = [identity(s) for s in sob.findall(commit_message(patch))]
 	name, addr = identity(author.group(1))
 
 	def signs(s: Tuple[str, str]) -> bool:
@@ -346,20 +333,23 @@ def signedoff_findings(patch: str) -> List[str]:
 	if not any(map(signs, sobs)):
 		found.append(f'no Signed-off-by of the author, {author.group(1)}')
 	elif not signs(sobs[-1]):
-		found.append(f'the last Signed-off-by is not the sender\'s ({author.group(1)}), who commits what he sends')
+		found.append(f'the last Signed-off-by is not the sender\'s ({author.group(1)}), '
+				     'who commits what he sends')
 	return found
 
 
 def sort_findings(path: str, text: str) -> List[str]:
 	"""A selftest's config (by option, '_' aside, as netdev sorts it) or
 	.gitignore: each entry after the one before it."""
-	entries = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith('#')]
+	entries = [l.strip() for l in text.splitlines()
+		   if l.strip() and not l.strip().startswith('#')]
 	if path.endswith('/config'):
 		entries = [e for e in entries if '=' in e]
 
 	def key(e: str) -> str:
 		return e.split('=')[0].strip().replace('_', '') if '=' in e else e
-	return [f'{path}: {b} should come before {a}' for a, b in zip(entries, entries[1:]) if key(b) < key(a)]
+	return [f'{path}: {b} should come before {a}'
+		for a, b in zip(entries, entries[1:]) if key(b) < key(a)]
 
 
 def makefile_findings(path: str, text: str) -> List[str]:
@@ -374,7 +364,8 @@ def makefile_findings(path: str, text: str) -> List[str]:
 		m = re.match(r'([A-Z_][A-Z0-9_]*)\s*(?:\+=|:?=)(.*)$', l)
 		if m:
 			var, value = m.group(1), m.group(2).strip()
-			if len(var) < 3 or 'FLAGS' in var or 'LIBS' in var or (value.startswith('$') and value != '\\'):
+			if len(var) < 3 or 'FLAGS' in var or 'LIBS' in var or \
+			   (value.startswith('$') and value != '\\'):
 				var = ''
 			elif value != '\\':
 				blocks.setdefault(var, []).append((i, value))
@@ -386,13 +377,17 @@ def makefile_findings(path: str, text: str) -> List[str]:
 	for v, b in blocks.items():
 		nums = [n for n, _ in b]
 		if nums != list(range(nums[0], nums[0] + len(nums))):
-			found.append(f'{path}: {v} is assigned in more than one block (line {nums[0]} and on)')
-		items = [(n, x.strip().rstrip('\\').strip()) for n, x in b if not x.strip().startswith('#')]
+			found.append(f'{path}: {v} is assigned in more than one block '
+					     f'(line {nums[0]} and on)')
+		items = [(n, x.strip().rstrip('\\').strip()) for n, x in b
+			 if not x.strip().startswith('#')]
 		if len(b) > 1 and not b[-1][1].strip().startswith('#'):
-			found.append(f'{path}:{b[-1][0]}: {v}\'s block does not end in a comment line')
-		found += [f'{path}:{n}: {v}: "{x}", more than one item on the line' for n, x in items
-			  if ' ' in x and '$' not in x]
-		found += [f'{path}:{n2}: {v}: {x2} should come before {x1}' for (_, x1), (n2, x2) in zip(items, items[1:])
+			found.append(f'{path}:{b[-1][0]}: {v}\'s block does not end '
+					     'in a comment line')
+		found += [f'{path}:{n}: {v}: "{x}", more than one item on the line'
+			  for n, x in items if ' ' in x and '$' not in x]
+		found += [f'{path}:{n2}: {v}: {x2} should come before {x1}'
+			  for (_, x1), (n2, x2) in zip(items, items[1:])
 			  if not x1.startswith('$') and not x2.startswith('$')
 			  and (x2.count('/'), x2.lower()) < (x1.count('/'), x1.lower())]
 	return found
@@ -415,7 +410,8 @@ def selftest_findings(patch: str, tree: str) -> List[str]:
 			found += sort_findings(f, file_text(here))
 		elif base == 'Makefile' and os.path.isfile(here):
 			found += makefile_findings(f, file_text(here))
-		if f not in new or not base.endswith(('.c', '.sh', '.py')) or base.endswith('.bpf.c'):
+		if f not in new or not base.endswith(('.c', '.sh', '.py')) or \
+		   base.endswith('.bpf.c'):
 			continue
 		mk = os.path.join(tree, d, 'Makefile')
 		makefile = file_text(mk) if os.path.isfile(mk) else ''
@@ -424,7 +420,8 @@ def selftest_findings(patch: str, tree: str) -> List[str]:
 			found.append(f'{f}: not in {d}/Makefile')
 		# A program of the Makefile: in a list of programs (its
 		# continuation lines joined).
-		program = any(SELFTEST_PROGRAMS.match(l) and re.search(r'(?<![\w.-])' + re.escape(name) + r'(?![\w.-])', l)
+		named = re.compile(r'(?<![\w.-])' + re.escape(name) + r'(?![\w.-])')
+		program = any(SELFTEST_PROGRAMS.match(l) and named.search(l)
 			      for l in re.sub(r'\\\n', ' ', makefile).splitlines())
 		gitignore = os.path.join(tree, d, '.gitignore')
 		if base.endswith('.c') and program and (not os.path.isfile(gitignore) or
@@ -458,521 +455,487 @@ def tags_outside_trailers(patch: str) -> List[str]:
 	return [l for l in msg.splitlines() if TAG.match(l) and l not in parsed]
 
 
-class StaticChecks:
-	"""The static checks of LINE's series. One plan for the real run and
-	--dry-run (harness_plan): every command goes through the executor EX;
-	what the real run decides from the tree or a command's answer, a dry
-	run takes as stated with ex.comment()."""
+# The checks, each a function of what it reads: the line's tree (Tree:
+# its patches, files, line, options and output directories), an
+# architecture, a variant. checks() lists them in the order they run.
 
-	def __init__(self, line: KernelLine, opts: Options, newest: str, ex: Executor = REAL):
-		self.line = line
-		self.opts = opts
-		self.newest = newest
-		self.ex = ex
-		self.tree = Tree(line, opts)
-		self.kernels = Kernels(self.tree, opts)
-		self.series = os.path.relpath(line.series_dir, TOP)
-		self._check = ''
-		self._said_no_tree = False
+def series_name(tree: Tree) -> str:
+	return os.path.relpath(tree.line.series_dir, TOP)
 
-	def sparse(self) -> str:
-		"""The CHECK= of the check builds: sid's sparse (sparse_wrapper())."""
-		if not self._check:
-			wrapper = os.path.join(self.opts.out, 'sparse', 'sparse')
-			root = sparse_root(self.opts, ex=self.ex)
-			if self.ex.dry:
-				self.ex.comment(f'{wrapper}: sid\'s sparse through sid\'s loader')
-				self._check = wrapper
-			else:
-				self._check = sparse_wrapper(root, wrapper)
-		return self._check
 
-	def tags(self) -> None:
-		bad = [f'{os.path.relpath(p, TOP)}: \'{t}\' is outside the trailer block'
-		       for p in self.tree.patches for t in tags_outside_trailers(p)]
-		for b in bad:
-			print(b, flush=True)
-		if bad:
-			raise HarnessError(f'{self.series}: tags outside the trailer block, see above')
-		note('tags: one trailer block in every patch (git interpret-trailers --parse)')
+def check_tags(tree: Tree) -> None:
+	bad = [f'{os.path.relpath(p, TOP)}: \'{t}\' is outside the trailer block'
+	       for p in tree.patches for t in tags_outside_trailers(p)]
+	for b in bad:
+		print(b, flush=True)
+	if bad:
+		raise HarnessError(f'{series_name(tree)}: tags outside the trailer block, '
+					   'see above')
+	note('tags: one trailer block in every patch (git interpret-trailers --parse)')
 
-	def _pristine_files(self) -> None:
-		src = self.tree.source()
-		for f in self.tree.files:
-			a, b = os.path.join(src, f), os.path.join(self.tree.path, f)
-			if os.path.exists(a):
-				if not filecmp.cmp(a, b, shallow=False):
-					raise HarnessError(f'quilt pop -a left {f} different from {src}')
-			elif os.path.exists(b):
-				raise HarnessError(f'quilt pop -a left {f}, which the series creates')
 
-	def quilt_round_trip(self) -> None:
-		self.tree.pristine()
-		self._pristine_files()
-		self.tree.patched()
-		self.tree.pristine()
-		self._pristine_files()
-		note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical to the pristine tree')
+def pristine_files(tree: Tree) -> None:
+	src = tree.source()
+	for f in tree.files:
+		a, b = os.path.join(src, f), os.path.join(tree.path, f)
+		if os.path.exists(a):
+			if not filecmp.cmp(a, b, shallow=False):
+				raise HarnessError(f'quilt pop -a left {f} different from {src}')
+		elif os.path.exists(b):
+			raise HarnessError(f'quilt pop -a left {f}, which the series creates')
 
-	def git_am(self) -> None:
-		repo = os.path.join(self.tree.line_out, 'git-am')
-		if self.ex.dry:
-			self.ex.comment(f'{repo}: the files the series touches, from the pristine source')
-		src = '' if self.ex.dry else self.tree.source()
-		shutil.rmtree(repo, ignore_errors=True)
-		os.makedirs(repo)
-		for f in self.tree.files if src else ():
-			if os.path.exists(os.path.join(src, f)):
-				os.makedirs(os.path.dirname(os.path.join(repo, f)), exist_ok=True)
-				shutil.copy(os.path.join(src, f), os.path.join(repo, f))
-		git = ['git', '-C', repo, '-c', 'user.name=base', '-c', 'user.email=base@localhost']
-		self.ex.run(Cmd.of(git + ['init', '-q']))
-		self.ex.run(Cmd.of(git + ['add', '-f', '.']))
-		self.ex.run(Cmd.of(git + ['commit', '-q', '-m', 'base']))
-		self.ex.run(Cmd.of(git + ['am', '-q', *self.tree.patches], what=f'git am of {self.series}'))
-		if not self.ex.dry:
-			last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
-			note(f'git am: {len(self.tree.patches)} commits, the last: {last}')
 
-	def checkpatch(self) -> None:
-		bad = False
-		for p in self.tree.patches:
-			out = str(self.ex.run(Cmd.of(checkpatch_argv(p), cwd=self.tree.path, capture='all', check=False)).stdout)
-			if self.ex.dry:
-				continue
-			blind = checkpatch_blind(out)
-			if blind:
-				print(f'error: checkpatch: {os.path.relpath(p, TOP)}: {blind}', flush=True)
-				bad = True
-				continue
-			total = re.search(r'^total: .*$', out, re.M)
-			warnings = re.findall(r'^WARNING: (.*)$', out, re.M)
-			# A backport ends in its backporter's Signed-off-by after the
-			# note (backporting.rst): checkpatch's one duplicate signature.
-			backport_ok = (self.line.name != self.newest and warnings == ['Duplicate signature']
-				       and re.search(r'total: 0 errors, 1 warnings, 0 checks', out))
-			if re.search(r'total: 0 errors, 0 warnings, 0 checks', out) or backport_ok:
-				note(f'checkpatch (NIPA\'s flags): {os.path.basename(p)}: {total.group(0) if total else "?"}'
-				     + (" (the 1 warning: the backporter's Signed-off-by)" if backport_ok else ''))
-			else:
-				print('\n'.join(l for l in out.splitlines() if re.match(r'(ERROR|WARNING|CHECK|total|#)', l)),
-				      flush=True)
-				print(f'error: checkpatch (NIPA\'s flags): {os.path.relpath(p, TOP)} is not clean', flush=True)
-				bad = True
-		if bad:
-			raise HarnessError(f'checkpatch (NIPA\'s flags): {self.series} is not clean')
+def quilt_round_trip(tree: Tree) -> None:
+	tree.pristine()
+	pristine_files(tree)
+	tree.patched()
+	tree.pristine()
+	pristine_files(tree)
+	note('quilt push -a --fuzz=0, pop -a: every touched file byte-identical '
+	     'to the pristine tree')
 
-	def netdev_checks(self) -> None:
-		"""NETDEV_CHECKS on each patch, the tree at patched."""
-		if self.ex.dry:
-			self.ex.comment('header_inline, source_inline, verify_signedoff, check_selftest on each patch\'s diff')
-			return
-		bad = []
-		for name, check in NETDEV_CHECKS:
-			found = [f'{name}: {os.path.basename(p)}: {f}' for p in self.tree.patches for f in check(p, self.tree.path)]
-			for f in found:
-				print(f, flush=True)
-			bad += [name] if found else []
-			if not found:
-				note(f'{name}: {len(self.tree.patches)} patches clean')
-		if bad:
-			raise HarnessError(f'netdev\'s {", ".join(bad)}: {self.series} is not clean, see above')
 
-	def kerneldoc(self, variant: str) -> str:
-		"""kernel-doc's warnings on the touched files, line numbers dropped."""
-		path = os.path.join(self.tree.logs, f'kernel-doc-{variant}.txt')
-		kd = os.path.join(self.tree.path, 'scripts', 'kernel-doc')
-		# 6.1's kernel-doc warns without being asked and knows no -Wall.
-		if self.ex.dry:
-			self.ex.comment('-Wall if kernel-doc -h lists it (6.1\'s does not); here it does')
-			wall = ['-Wall']
-		else:
-			wall = ['-Wall'] if '-Wall' in run([kd, '-h'], capture='all', check=False, quiet=True).stdout else []
-		lines: Set[str] = set()
-		for f in self.tree.files:
-			if f.endswith(('.c', '.h')) and self._in_tree(f, variant):
-				argv = ['scripts/kernel-doc', '-none', *wall, f]
-				out = str(self.ex.run(Cmd.of(argv, cwd=self.tree.path, capture='all', check=False)).stdout)
-				lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l) for l in out.splitlines() if l)
-		if not self.ex.dry:
-			with open(path, 'w') as fh:
-				fh.write(''.join(l + '\n' for l in sorted(lines)))
-		return path
+def git_am_check(tree: Tree) -> None:
+	"""git am of the series onto a git repository of the files it
+	touches, pristine (OUT/LINE/git-am)."""
+	src = tree.source()
+	repo = os.path.join(tree.line_out, 'git-am')
+	shutil.rmtree(repo + '.git', ignore_errors=True)
+	pristine_repo(repo + '.git', src,
+		      [f for f in tree.files if os.path.exists(os.path.join(src, f))], 'base')
+	git_am(repo, tree.patches, f'git am of {series_name(tree)}', origin=repo + '.git')
+	last = output(['git', '-C', repo, 'log', '-1', '--format=%s']).strip()
+	note(f'git am: {len(tree.patches)} commits, the last: {last}')
 
-	def _in_tree(self, f: str, variant: str) -> bool:
-		"""F is in the tree at VARIANT (pristine or patched): a dry run,
-		which does not move the tree, reads it from the series (a file
-		one of its patches creates is not in the pristine tree)."""
-		if self.ex.dry:
-			return variant == 'patched' or f not in self._created()
-		return os.path.isfile(os.path.join(self.tree.path, f))
 
-	def _created(self) -> List[str]:
-		"""The files the series creates (its diffs from /dev/null)."""
-		return [f for p in self.tree.patches
-			for f in re.findall(r'^--- /dev/null\n\+\+\+ b/(\S+)', file_text(p), re.M)]
+def checkpatch_check(tree: Tree, backport: bool) -> None:
+	"""checkpatch as NIPA runs it on each patch; a BACKPORT may carry
+	its backporter's Signed-off-by."""
+	if [p for p in tree.patches if checkpatch(p, tree.path, backport)]:
+		raise HarnessError(f'checkpatch (NIPA\'s flags): {series_name(tree)} is not clean')
 
-	def _no_tree_yet(self) -> bool:
-		"""A dry run on a cold cache: what the tree decides (a Makefile's
-		objects, the files there) is taken as the series says."""
-		no_tree = self.ex.dry and not os.path.isdir(self.tree.path)
-		if no_tree and not self._said_no_tree:
-			self.ex.comment(f'{self.tree.path}: not there yet: every object and file the series touches taken '
-					'as built and present')
-			self._said_no_tree = True
-		return no_tree
 
-	def has_selftest(self) -> bool:
-		return any(f.startswith(SELFTEST + '/') for f in self.tree.files)
+def netdev_checks(tree: Tree) -> None:
+	"""NETDEV_CHECKS on each patch, the tree at patched."""
+	bad = []
+	for name, check in NETDEV_CHECKS:
+		found = [f'{name}: {os.path.basename(p)}: {f}'
+			 for p in tree.patches for f in check(p, tree.path)]
+		for f in found:
+			print(f, flush=True)
+		bad += [name] if found else []
+		if not found:
+			note(f'{name}: {len(tree.patches)} patches clean')
+	if bad:
+		raise HarnessError(f'netdev\'s {", ".join(bad)}: {series_name(tree)} is not clean, '
+					   'see above')
 
-	def kselftest_check(self) -> None:
-		"""The selftest built as CI systems build it, in the tree at
-		patched (the builds' output outside it)."""
-		out = os.path.join(self.tree.line_out, 'kselftest-check')
-		if not self.ex.dry:
-			shutil.rmtree(out, ignore_errors=True)
-		for name, argv in kselftest_argvs(self.tree.path, out, self.opts.jobs):
-			self.ex.run(Cmd.of(argv, log=os.path.join(self.tree.logs, name + '.log'), what=name))
-		if self.ex.dry:
-			return
-		bad = [elf_problem(os.path.join(out, f'{arch.name}-{cc}-{bits}', 'kselftest', 'connector', 'cn_proc_test'),
-				   arch, bits) for arch, cc, bits, _ in kselftest_builds()]
-		bad = [b for b in bad if b]
-		for b in bad:
-			print(f'error: {b}', flush=True)
-		if bad:
-			raise HarnessError('the selftest\'s builds did not make their programs, see above')
-		note('the selftest: ' + ', '.join(f'{a.name} {cc} {bits}-bit' for a, cc, bits, _ in kselftest_builds())
-		     + ': built with -Werror')
 
-	def _objects(self, files: Optional[Sequence[str]] = None) -> List[str]:
-		"""The objects of FILES (the series' by default) that the
-		configuration builds (cn_proc.o only with CONFIG_PROC_EVENTS, and
-		so on: the Makefile names them); none of tools/ (the kselftest's
-		patch), which kbuild does not build."""
-		objs = []
-		for f in self.tree.files if files is None else files:
-			# tools/ (the kselftest) is no kbuild object.
-			if f.endswith('.c') and not f.startswith('tools/'):
-				o = f[:-2] + '.o'
-				mk = os.path.join(self.tree.path, os.path.dirname(f), 'Makefile')
-				if self._no_tree_yet() or os.path.basename(o) in file_text(mk):
-					objs.append(o)
-		return objs
+def patch_checks(tree: Tree, backport: bool) -> None:
+	"""checkpatch and netdev's other patch checks, the tree at patched
+	(check_selftest reads it): each one's findings shown before any
+	fails."""
+	tree.move_to('patched')
+	failed: List[str] = []
+	checks: List[Callable[[], None]] = [partial(checkpatch_check, tree, backport),
+							    partial(netdev_checks, tree)]
+	for check in checks:
+		try:
+			check()
+		except HarnessError as e:
+			failed.append(str(e))
+	if failed:
+		raise HarnessError('; '.join(failed))
 
-	def unchanged_by_base(self) -> List[str]:
-		"""The files the rest of the series changes and its first patch does
-		not: the code of their objects must be the same in the pristine
-		tree and at base, or base is no reference for the series' fix."""
-		first = set(patch_files(self.tree.base_patches))
-		return [f for f in patch_files(self.tree.patches[len(self.tree.base_patches):]) if f not in first]
 
-	def check_id(self, arch: Arch, flavour: str, variant: str, frags: List[str], objs: List[str]) -> str:
-		"""The key of what a check build's result depends on: the objects
-		it builds too (a series that moves its code changes them; and
-		their directories where it builds them whole), sparse's version,
-		and what the tree has of the series."""
-		targets = check_targets(arch, variant, objs)
-		parts = [self.tree.id, *map(file_text, frags), tool_versions(arch),
-			 make_argv_id(arch, *CHECK_FLAGS, *targets), *(objs if targets != objs else ()),
-			 output([self.sparse(), '--version'])]
-		if variant == 'base':
-			parts.append(self.tree.base_digest)
-		elif variant != 'pristine':
-			parts.append(self.tree.digest)
-		return cache_key(*parts)
+def sparse_path(tree: Tree) -> str:
+	"""The CHECK= of the check builds: sid's sparse (sparse_wrapper())."""
+	return os.path.join(tree.opts.out, 'sparse', 'sparse')
 
-	def check_build(self, arch_name: str, flavour: str, variant: str, objs: Optional[List[str]] = None) -> str:
-		"""sparse and W=1 on OBJS (the series' objects by default), the
-		build's log, its warnings (line numbers dropped, so that variants
-		compare) and each object's objdump -dr (OBJ.dis) in
-		LOGS/LINE/check-ARCH-FLAVOUR-VARIANT/, built in the boot test's
-		build directory of the architecture and flavour (the same
-		.config). A build in which kbuild ran no sparse on each object
-		fails. Cached by check_id, so an unchanged check is not rebuilt."""
-		arch = load_arch(arch_name)
-		out = os.path.join(self.tree.logs, f'check-{arch_name}-{flavour}-{variant}')
-		objs = self._objects() if objs is None else objs
-		what = f'{arch_name} {flavour} {variant}: ' + ' '.join(
-			t if t.endswith('/') else os.path.basename(t) for t in check_targets(arch, variant, objs))
-		frags = config_fragments(self.opts, arch, flavour, self.kernels.extra_fragments(arch))
-		build = self.kernels.build_dir(arch, flavour)
-		if self.ex.dry:
-			self.ex.comment(f'{what}: unless the cache has its result')
-		else:
-			key = self.check_id(arch, flavour, variant, frags, objs)
-			if cache_get('checks', key, out):
-				self._notes(what, out, objs, f' (from the cache, {key})')
-				return out
-		configure(self.tree, build, arch, frags,
-			  os.path.join(self.tree.logs, f'config-check-{arch_name}-{flavour}.log'), self.opts.jobs, self.ex)
-		log = os.path.join(out, 'log')
-		targets = check_targets(arch, variant, objs)
-		if not self.ex.dry:
-			# Every object the build is to compile, so that it shows
-			# each one's warnings.
-			for t in targets:
-				for o in glob.glob(os.path.join(build, t, '*.o')) if t.endswith('/') else [os.path.join(build, t)]:
-					if os.path.exists(o):
-						os.remove(o)
-			shutil.rmtree(out, ignore_errors=True)
-			os.makedirs(out)
-		self.ex.run(Cmd.of(self.check_argv(arch, build, targets), log=log, what=f'{what} did not build'))
-		if self.ex.dry:
-			for o in objs:
-				self.ex.comment(f'{arch.cross_compile}objdump -dr {o} (in {build}) into {out}')
-			if variant == 'patched' and self.headers_checked(arch):
-				self.ex.comment(f'{arch.cross_compile}gcc as kbuild ran it on {objs[0] if objs else "?"}: each header '
-						'the series changes alone (W=1), and gcc -H of each header it makes it include')
-			return out
-		warnings = set()
-		for l in file_text(log).splitlines():
-			if 'warning:' in l or 'error:' in l:
-				l = l.replace(self.tree.path + '/', '')
-				warnings.add(re.sub(r':[0-9]+(:[0-9]+)?:', ':', l, count=1))
-		with open(os.path.join(out, 'warnings'), 'w') as f:
-			f.write(''.join(w + '\n' for w in sorted(warnings)))
-		for o in objs:
-			# Relative, so that no path of this build is in it.
-			with open(os.path.join(out, os.path.basename(o) + '.dis'), 'w') as f:
-				f.write(output([arch.cross_compile + 'objdump', '-dr', o], cwd=build))
-		if variant == 'patched' and self.headers_checked(arch):
-			self.header_alone(arch, build, out, objs)
-		self._notes(what, out, objs, '')
-		cache_put(out, 'checks', key)
-		return out
 
-	def headers_checked(self, arch: Arch) -> bool:
-		"""The series' headers are compiled alone on the static-only
-		architectures of the newest line: 6.1's <linux/timekeeping.h> does
-		not stand alone in the pristine tree (it needs <linux/ktime.h>
-		first)."""
-		return not arch.boots and self.line.name == self.newest
+def sparse_check(tree: Tree) -> None:
+	check = sparse_wrapper(sparse_root(tree.opts), sparse_path(tree))
+	note(f'{check}: sparse {output([check, "--version"]).strip()}')
 
-	def series_headers(self) -> List[str]:
-		"""The kernel headers the series changes (include/linux/)."""
-		return [f for f in self.tree.files if re.fullmatch(r'include/linux/[\w/-]+\.h', f)]
 
-	def header_alone(self, arch: Arch, build: str, out: str, objs: Sequence[str]) -> None:
-		"""Into OUT, the results header_alone_problems() judges: for each
-		header the series changes, a translation unit of that header alone
-		that defines each struct the series adds to it, compiled as kbuild
-		compiled the first of OBJS (W=1; HEADER_ALONE-N.log), and the
-		include closure (gcc -H) of each header the series makes it
-		include, beside the headers that include it (CLOSURE-N.txt)."""
-		cmd_files = [f for f in (os.path.join(build, os.path.dirname(o), f'.{os.path.basename(o)}.cmd')
-					 for o in objs) if os.path.isfile(f)]
-		if not cmd_files:
-			raise HarnessError(f'{arch.name}: no .o.cmd of {" ".join(objs)} in {build}')
-		for i, h in enumerate(self.series_headers()):
-			name = h[len('include/'):]
-			structs = [m.group(1) for _, l in diff_lines(self.tree.patches, '+', h)
-				   for m in [re.match(r'struct (\w+) \{', l)] if m]
-			tu = (f'// SPDX-License-Identifier: GPL-2.0\n/* <{name}> alone (scripts/harness_static.py) */\n'
-			      f'#include <{name}>\n\n' + ''.join(f'struct {t} header_alone_{t};\n' for t in structs))
-			src = os.path.join(out, f'{HEADER_ALONE}-{i}.c')
-			with open(src, 'w') as f:
-				f.write(tu)
-			self._compile(cmd_files[0], src, build, os.path.join(out, f'{HEADER_ALONE}-{i}.log'))
-			# Who includes H: the closure of what H includes must reach none.
-			includers = [os.path.relpath(f, self.tree.path) for f in sorted(
-				glob.glob(os.path.join(self.tree.path, 'include', '**', '*.h'), recursive=True))
-				if re.search(r'^\s*#\s*include\s*<' + re.escape(name) + '>', file_text(f), re.M)]
-			for j, inc in enumerate(m.group(1) for _, l in diff_lines(self.tree.patches, '+', h)
-						for m in [re.match(r'#\s*include\s*<([^>]+)>', l)] if m):
-				isrc = os.path.join(out, f'{CLOSURE}-{i}-{j}.c')
-				with open(isrc, 'w') as f:
-					f.write(f'#include <{inc}>\n')
-				proc = self._compile(cmd_files[0], isrc, build, os.path.join(out, f'{CLOSURE}-{i}-{j}.log'), '-H')
-				closure = include_closure(str(proc.stderr), self.tree.path)
-				with open(os.path.join(out, f'{CLOSURE}-{i}-{j}.txt'), 'w') as f:
-					f.write(' '.join([h, *includers]) + '\n' + ''.join(c + '\n' for c in closure))
-				note(f'{arch.name}: <{inc}>, which the series includes in {h}: {len(closure)} headers '
-				     f'(gcc -H), {CLOSURE}-{i}-{j}.txt')
+def kerneldoc_path(tree: Tree, variant: str) -> str:
+	return os.path.join(tree.logs, f'kernel-doc-{variant}.txt')
 
-	def _compile(self, cmd_file: str, src: str, build: str, log: str, *flags: str) -> 'subprocess.CompletedProcess[str]':
-		"""SRC compiled as CMD_FILE's object was (in BUILD), its output in
-		LOG, and a line 'exit status N' there if it failed."""
-		argv = compile_argv(cmd_file, src, src[:-2] + '.o')
-		proc = subprocess.run([argv[0], *flags, *argv[1:]], cwd=build, capture_output=True, text=True, check=False)
-		# Only the verdict's inputs go into the cache.
-		if os.path.exists(src[:-2] + '.o'):
-			os.remove(src[:-2] + '.o')
-		with open(log, 'w') as f:
-			f.write(proc.stderr if '-H' not in flags else
-				''.join(l + '\n' for l in proc.stderr.splitlines() if not re.match(r'\.+ |Multiple include guards', l)
-					and not l.startswith(('/', './'))))
-			if proc.returncode:
-				f.write(f'exit status {proc.returncode}\n')
-		return proc
 
-	def allmod_build(self, variant: str) -> str:
-		"""netdev's minimum build (maintainer-netdev.rst): allmodconfig,
-		W=1, of the directories of the series' objects, with gcc, on
-		x86_64, in its own build directory; its log and warnings (as
-		check_build()'s) in LOGS/LINE/allmodconfig-VARIANT/, cached under
-		the source, compiler, commands and what the tree has of the
-		series. allmodconfig makes CONNECTOR a module, and so no
-		PROC_EVENTS: cn_proc.o is not among its objects. (Debian
-		bookworm's clang 14 is older than 7.3's minimum, LLVM 17.)"""
-		arch = load_arch('x86_64')
-		out = os.path.join(self.tree.logs, f'allmodconfig-{variant}')
-		build = os.path.join(self.tree.line_out, 'build', 'allmodconfig')
-		dirs = check_targets(load_arch('i386'), 'patched', self._objects())
-		argv = kmake_argv(self.tree.path, build, arch, self.opts.jobs, 'W=1', *dirs)
-		if self.ex.dry:
-			self.ex.comment(f'allmodconfig {variant}: unless the cache has its result')
-		else:
-			key = cache_key(self.tree.id, tool_versions(arch), make_argv_id(arch, ALLMODCONFIG),
-					make_argv_id(arch, 'W=1', *dirs),
-					*([self.tree.digest] if variant == 'patched' else []))
-			if cache_get('checks', key, out):
-				note(f'allmodconfig {variant}: {len(file_text(os.path.join(out, "warnings")).splitlines())} '
-				     f'warnings (from the cache, {key})')
-				return out
-			shutil.rmtree(out, ignore_errors=True)
-			os.makedirs(out)
-			for d in dirs:
-				for o in glob.glob(os.path.join(build, d, '*.o')):
-					os.remove(o)
-		if self.ex.dry or not os.path.isfile(os.path.join(build, '.config')):
-			self.ex.run(Cmd.of(kmake_argv(self.tree.path, build, arch, self.opts.jobs, ALLMODCONFIG),
-					   log=os.path.join(self.tree.logs, 'config-allmodconfig.log')))
-		self.ex.run(Cmd.of(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} did not build'))
-		if self.ex.dry:
-			return out
-		warnings = sorted({re.sub(r':[0-9]+(:[0-9]+)?:', ':', l.replace(self.tree.path + '/', ''), count=1)
-				   for l in file_text(os.path.join(out, 'log')).splitlines() if 'warning:' in l or 'error:' in l})
-		with open(os.path.join(out, 'warnings'), 'w') as f:
-			f.write(''.join(w + '\n' for w in warnings))
-		note(f'allmodconfig {variant}: {" ".join(dirs)}: {len(warnings)} warnings')
-		cache_put(out, 'checks', key)
-		return out
+def kerneldoc(tree: Tree, variant: str) -> None:
+	"""kernel-doc's warnings on the touched files, line numbers dropped,
+	into kerneldoc_path()."""
+	kd = os.path.join(tree.path, 'scripts', 'kernel-doc')
+	# 6.1's kernel-doc warns without being asked and knows no -Wall.
+	helped = run([kd, '-h'], capture='all', check=False, quiet=True).stdout
+	wall = ['-Wall'] if '-Wall' in helped else []
+	lines: Set[str] = set()
+	for f in tree.files:
+		if f.endswith(('.c', '.h')) and os.path.isfile(os.path.join(tree.path, f)):
+			argv = ['scripts/kernel-doc', '-none', *wall, f]
+			out = str(run(argv, cwd=tree.path, capture='all', check=False).stdout)
+			lines.update(re.sub(r'\.([ch]):[0-9]+:?', r'.\1:', l)
+				     for l in out.splitlines() if l)
+	with open(kerneldoc_path(tree, variant), 'w') as fh:
+		fh.write(''.join(l + '\n' for l in sorted(lines)))
 
-	def check_argv(self, arch: Arch, build: str, targets: List[str], check: str = '') -> List[str]:
-		return kmake_argv(self.tree.path, build, arch, self.opts.jobs, *CHECK_FLAGS,
-				  f'CHECK={check or self.sparse()}', *targets)
 
-	def _notes(self, what: str, out: str, objs: Sequence[str], suffix: str) -> None:
+def has_selftest(tree: Tree) -> bool:
+	return any(f.startswith(SELFTEST + '/') for f in tree.files)
+
+
+def kselftest_check(tree: Tree) -> None:
+	"""The selftest built as CI systems build it, in the tree at patched
+	(the builds' output outside it)."""
+	tree.move_to('patched')
+	out = os.path.join(tree.line_out, 'kselftest-check')
+	shutil.rmtree(out, ignore_errors=True)
+	for name, argv in kselftest_argvs(tree.path, out, tree.opts.jobs):
+		run(argv, log=os.path.join(tree.logs, name + '.log'), what=name)
+	builds = kselftest_builds()
+	bad = [elf_problem(os.path.join(out, f'{a.name}-{cc}-{bits}', 'kselftest', 'connector',
+					   'cn_proc_test'), a, bits)
+	       for a, cc, bits, _ in builds]
+	bad = [b for b in bad if b]
+	for b in bad:
+		print(f'error: {b}', flush=True)
+	if bad:
+		raise HarnessError('the selftest\'s builds did not make their programs, see above')
+	note('the selftest: ' + ', '.join(f'{a.name} {cc} {bits}-bit' for a, cc, bits, _ in builds)
+	     + ': built with -Werror')
+
+
+def objects(tree: Tree, files: Optional[Sequence[str]] = None) -> List[str]:
+	"""The objects of FILES (the series' by default) that the
+	configuration builds (cn_proc.o only with CONFIG_PROC_EVENTS, and so
+	on: the Makefile names them); none of tools/ (the kselftest's
+	patch), which kbuild does not build."""
+	objs = []
+	for f in tree.files if files is None else files:
+		# tools/ (the kselftest) is no kbuild object.
+		if f.endswith('.c') and not f.startswith('tools/'):
+			o = f[:-2] + '.o'
+			mk = os.path.join(tree.path, os.path.dirname(f), 'Makefile')
+			if os.path.basename(o) in file_text(mk):
+				objs.append(o)
+	return objs
+
+
+def unchanged_by_base(tree: Tree) -> List[str]:
+	"""The files the rest of the series changes and its first patch does
+	not: the code of their objects must be the same in the pristine tree
+	and at base, or base is no reference for the series' fix."""
+	first = set(patch_files(tree.base_patches))
+	return [f for f in patch_files(tree.patches[len(tree.base_patches):]) if f not in first]
+
+
+def variant_objects(tree: Tree, variant: str) -> List[str]:
+	"""What a check build of VARIANT builds: at base, only the objects
+	whose code must not change; else every object of the series."""
+	return objects(tree, unchanged_by_base(tree)) if variant == 'base' else objects(tree)
+
+
+def check_id(tree: Tree, arch: Arch, variant: str, frags: List[str], objs: List[str]) -> str:
+	"""The key of what a check build's result depends on: the objects it
+	builds too (a series that moves its code changes them; and their
+	directories where it builds them whole), sparse's version, and what
+	the tree has of the series."""
+	targets = check_targets(arch, variant, objs)
+	parts = [tree.id, *map(file_text, frags), tool_versions(arch),
+		 make_argv_id(arch, *CHECK_FLAGS, *targets), *(objs if targets != objs else ()),
+		 output([sparse_path(tree), '--version'])]
+	if variant == 'base':
+		parts.append(tree.base_digest)
+	elif variant != 'pristine':
+		parts.append(tree.digest)
+	return cache_key(*parts)
+
+
+def check_argv(tree: Tree, arch: Arch, build: str, targets: List[str]) -> List[str]:
+	return kmake_argv(tree.path, build, arch, tree.opts.jobs, *CHECK_FLAGS,
+			  f'CHECK={sparse_path(tree)}', *targets)
+
+
+def check_dir(tree: Tree, arch: Arch, flavour: str, variant: str) -> str:
+	return os.path.join(tree.logs, f'check-{arch.name}-{flavour}-{variant}')
+
+
+def warnings_of(tree: Tree, log: str) -> List[str]:
+	"""The warnings and errors of a build's LOG, the tree's path and line
+	numbers dropped (so that variants compare)."""
+	return sorted({re.sub(r':[0-9]+(:[0-9]+)?:', ':', l.replace(tree.path + '/', ''), count=1)
+		       for l in file_text(log).splitlines() if 'warning:' in l or 'error:' in l})
+
+
+def check_build(tree: Tree, arch: Arch, flavour: str, variant: str, newest: bool) -> None:
+	"""sparse and W=1 on the objects of VARIANT (variant_objects()), the
+	build's log, its warnings and each object's objdump -dr (OBJ.dis) in
+	check_dir(), built in the boot test's build directory of the
+	architecture and flavour (the same .config); at patched on the
+	NEWEST line, the series' headers alone (header_alone()). A build in
+	which kbuild ran no sparse on each object fails. Cached by
+	check_id(), so an unchanged check is not rebuilt."""
+	out = check_dir(tree, arch, flavour, variant)
+	objs = variant_objects(tree, variant)
+	targets = check_targets(arch, variant, objs)
+	what = f'{arch.name} {flavour} {variant}: ' + ' '.join(
+		t if t.endswith('/') else os.path.basename(t) for t in targets)
+	kernels = Kernels(tree, tree.opts)
+	frags = config_fragments(tree.opts, arch, flavour, kernels.extra_fragments(arch))
+	build = kernels.build_dir(arch, flavour)
+	key = check_id(tree, arch, variant, frags, objs)
+	if cache_get('checks', key, out):
+		note_warnings(what, out, objs, f' (from the cache, {key})')
+		return
+	configure(tree, build, arch, frags,
+		  os.path.join(tree.logs, f'config-check-{arch.name}-{flavour}.log'),
+		  tree.opts.jobs)
+	log = os.path.join(out, 'log')
+	# Every object the build is to compile, so that it shows each one's
+	# warnings.
+	for t in targets:
+		whole = t.endswith('/')
+		for o in glob.glob(os.path.join(build, t, '*.o')) if whole else \
+				[os.path.join(build, t)]:
+			if os.path.exists(o):
+				os.remove(o)
+	shutil.rmtree(out, ignore_errors=True)
+	os.makedirs(out)
+	run(check_argv(tree, arch, build, targets), log=log, what=f'{what} did not build')
+	with open(os.path.join(out, 'warnings'), 'w') as f:
+		f.write(''.join(w + '\n' for w in warnings_of(tree, log)))
+	for o in objs:
+		# Relative, so that no path of this build is in it.
+		with open(os.path.join(out, os.path.basename(o) + '.dis'), 'w') as f:
+			f.write(output([arch.cross_compile + 'objdump', '-dr', o], cwd=build))
+	if variant == 'patched' and headers_checked(arch, newest):
+		header_alone(tree, arch, build, out, objs)
+	note_warnings(what, out, objs, '')
+	cache_put(out, 'checks', key)
+
+
+def headers_checked(arch: Arch, newest: bool) -> bool:
+	"""The series' headers are compiled alone on the static-only
+	architectures of the newest line: 6.1's <linux/timekeeping.h> does
+	not stand alone in the pristine tree (it needs <linux/ktime.h>
+	first)."""
+	return not arch.boots and newest
+
+
+def series_headers(tree: Tree) -> List[str]:
+	"""The kernel headers the series changes (include/linux/)."""
+	return [f for f in tree.files if re.fullmatch(r'include/linux/[\w/-]+\.h', f)]
+
+
+def header_alone(tree: Tree, arch: Arch, build: str, out: str, objs: Sequence[str]) -> None:
+	"""Into OUT, the results header_alone_problems() judges: for each
+	header the series changes, a translation unit of that header alone
+	that defines each struct the series adds to it, compiled as kbuild
+	compiled the first of OBJS (W=1; HEADER_ALONE-N.log), and the
+	include closure (gcc -H) of each header the series makes it include,
+	beside the headers that include it (CLOSURE-N.txt)."""
+	cmds = (os.path.join(build, os.path.dirname(o), f'.{os.path.basename(o)}.cmd')
+		for o in objs)
+	cmd_files = [c for c in cmds if os.path.isfile(c)]
+	if not cmd_files:
+		raise HarnessError(f'{arch.name}: no .o.cmd of {" ".join(objs)} in {build}')
+	for i, h in enumerate(series_headers(tree)):
+		name = h[len('include/'):]
+		structs = [m.group(1) for _, l in diff_lines(tree.patches, '+', h)
+			   for m in [re.match(r'struct (\w+) \{', l)] if m]
+		tu = (f'// SPDX-License-Identifier: GPL-2.0\n'
+		      f'/* <{name}> alone (scripts/harness_static.py) */\n#include <{name}>\n\n'
+		      + ''.join(f'struct {t} header_alone_{t};\n' for t in structs))
+		src = os.path.join(out, f'{HEADER_ALONE}-{i}.c')
+		with open(src, 'w') as f:
+			f.write(tu)
+		compile_like(cmd_files[0], src, build, os.path.join(out, f'{HEADER_ALONE}-{i}.log'))
+		# Who includes H: the closure of what H includes must reach none.
+		includers = [os.path.relpath(f, tree.path) for f in sorted(
+			glob.glob(os.path.join(tree.path, 'include', '**', '*.h'), recursive=True))
+			if re.search(r'^\s*#\s*include\s*<' + re.escape(name) + '>',
+				     file_text(f), re.M)]
+		for j, inc in enumerate(m.group(1) for _, l in diff_lines(tree.patches, '+', h)
+					for m in [re.match(r'#\s*include\s*<([^>]+)>', l)] if m):
+			stem = os.path.join(out, f'{CLOSURE}-{i}-{j}')
+			with open(stem + '.c', 'w') as f:
+				f.write(f'#include <{inc}>\n')
+			proc = compile_like(cmd_files[0], stem + '.c', build, stem + '.log', '-H')
+			closure = include_closure(str(proc.stderr), tree.path)
+			with open(stem + '.txt', 'w') as f:
+				f.write(' '.join([h, *includers]) + '\n'
+					+ ''.join(c + '\n' for c in closure))
+			note(f'{arch.name}: <{inc}>, which the series includes in {h}: '
+			     f'{len(closure)} headers (gcc -H), {CLOSURE}-{i}-{j}.txt')
+
+
+def compile_like(cmd_file: str, src: str, build: str, log: str,
+		 *flags: str) -> 'subprocess.CompletedProcess[str]':
+	"""SRC compiled as CMD_FILE's object was (in BUILD), its output in
+	LOG, and a line 'exit status N' there if it failed."""
+	argv = compile_argv(cmd_file, src, src[:-2] + '.o')
+	proc = subprocess.run([argv[0], *flags, *argv[1:]], cwd=build, capture_output=True,
+			      text=True, check=False)
+	# Only the verdict's inputs go into the cache.
+	if os.path.exists(src[:-2] + '.o'):
+		os.remove(src[:-2] + '.o')
+	with open(log, 'w') as f:
+		f.write(proc.stderr if '-H' not in flags else
+			''.join(l + '\n' for l in proc.stderr.splitlines()
+				if not re.match(r'\.+ |Multiple include guards', l)
+				and not l.startswith(('/', './'))))
+		if proc.returncode:
+			f.write(f'exit status {proc.returncode}\n')
+	return proc
+
+
+def allmod_dir(tree: Tree, variant: str) -> str:
+	return os.path.join(tree.logs, f'allmodconfig-{variant}')
+
+
+def allmod_build(tree: Tree, variant: str) -> None:
+	"""netdev's minimum build (maintainer-netdev.rst): allmodconfig, W=1,
+	of the directories of the series' objects, with gcc, on x86_64, in
+	its own build directory; its log and warnings (as check_build()'s) in
+	allmod_dir(), cached under the source, compiler, commands and what
+	the tree has of the series. allmodconfig makes CONNECTOR a module,
+	and so no PROC_EVENTS: cn_proc.o is not among its objects. (Debian
+	bookworm's clang 14 is older than 7.3's minimum, LLVM 17.)"""
+	arch = load_arch('x86_64')
+	out = allmod_dir(tree, variant)
+	build = os.path.join(tree.line_out, 'build', 'allmodconfig')
+	dirs = sorted({os.path.dirname(o) + '/' for o in objects(tree)})
+	argv = kmake_argv(tree.path, build, arch, tree.opts.jobs, 'W=1', *dirs)
+	key = cache_key(tree.id, tool_versions(arch), make_argv_id(arch, ALLMODCONFIG),
+			make_argv_id(arch, 'W=1', *dirs),
+			*([tree.digest] if variant == 'patched' else []))
+	if cache_get('checks', key, out):
 		n = len(file_text(os.path.join(out, 'warnings')).splitlines())
-		# Kbuild says so, and goes on without sparse, when it cannot check
-		# the tree: the check then checks nothing of sparse's.
-		problems = sparse_ran(os.path.join(out, 'log'), objs)
-		if problems:
-			raise HarnessError(f'{what}: {"; ".join(problems)} (see {os.path.join(out, "log")})')
-		note(f'{what}: {n} warnings{suffix}')
+		note(f'allmodconfig {variant}: {n} warnings (from the cache, {key})')
+		return
+	shutil.rmtree(out, ignore_errors=True)
+	os.makedirs(out)
+	for d in dirs:
+		for o in glob.glob(os.path.join(build, d, '*.o')):
+			os.remove(o)
+	if not os.path.isfile(os.path.join(build, '.config')):
+		run(kmake_argv(tree.path, build, arch, tree.opts.jobs, ALLMODCONFIG),
+		    log=os.path.join(tree.logs, 'config-allmodconfig.log'))
+	run(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} did not build')
+	warnings = warnings_of(tree, os.path.join(out, 'log'))
+	with open(os.path.join(out, 'warnings'), 'w') as f:
+		f.write(''.join(w + '\n' for w in warnings))
+	note(f'allmodconfig {variant}: {" ".join(dirs)}: {len(warnings)} warnings')
+	cache_put(out, 'checks', key)
 
-	@staticmethod
-	def no_new(what: str, base: str, patched: str) -> None:
-		old = set(file_text(base).splitlines())
-		new = [l for l in file_text(patched).splitlines() if l not in old]
-		if new:
-			print('\n'.join(new), flush=True)
-			raise HarnessError(f'{what}: the series adds the warnings above')
-		note(f'{what}: no new warning ({len(old)} in the pristine tree)')
 
-	def headers_alone(self, what: str, out: str) -> None:
-		problems = header_alone_problems(out)
-		for p in problems:
-			print(p, flush=True)
-		if problems:
-			raise HarnessError(f'{what}: the series\' headers do not stand alone, see above ({out})')
-		note(f'{what}: {", ".join(self.series_headers())} alone: no warning (W=1); no include cycle (gcc -H)')
+def note_warnings(what: str, out: str, objs: Sequence[str], suffix: str) -> None:
+	n = len(file_text(os.path.join(out, 'warnings')).splitlines())
+	# Kbuild says so, and goes on without sparse, when it cannot check
+	# the tree: the check then checks nothing of sparse's.
+	problems = sparse_ran(os.path.join(out, 'log'), objs)
+	if problems:
+		raise HarnessError(f'{what}: {"; ".join(problems)} '
+					   f'(see {os.path.join(out, "log")})')
+	note(f'{what}: {n} warnings{suffix}')
 
-	@staticmethod
-	def same_code(what: str, pristine: str, base: str, objs: Sequence[str]) -> None:
-		"""Each of OBJS's objdump -dr the same in check builds PRISTINE and
-		BASE: the series' first patch changes no instruction and no
-		relocation of them."""
-		for o in objs:
-			a, b = (os.path.join(d, os.path.basename(o) + '.dis') for d in (pristine, base))
-			if file_text(a) != file_text(b):
-				raise HarnessError(f'{what}: {o} compiles to other code at base (the series\' first patch) '
-						   f'than in the pristine tree: the boot test\'s base is no reference '
-						   f'(diff {a} {b})')
-			note(f'{what}: {o}: the same code in the pristine tree and at base '
-			     f'({len(file_text(a).splitlines())} lines of objdump -dr)')
 
-	def run_all(self) -> None:
-		n, ex = self.line.name, self.ex
-		with ex.stage(f'{n}: tags'):
-			if ex.dry:
-				ex.comment('git interpret-trailers --parse of each patch\'s message')
-			else:
-				self.tags()
-		with ex.stage(f'{n}: tree'):
-			self.tree.prepare(ex)
-		with contextlib.nullcontext() if ex.dry else self.tree.check_builds_only():
-			self._run_all()
-		if not ex.dry:
-			print(f'{n}: static checks clean', flush=True)
+def no_new(what: str, base: str, patched: str) -> None:
+	old = set(file_text(base).splitlines())
+	new = [l for l in file_text(patched).splitlines() if l not in old]
+	if new:
+		print('\n'.join(new), flush=True)
+		raise HarnessError(f'{what}: the series adds the warnings above')
+	note(f'{what}: no new warning ({len(old)} in the pristine tree)')
 
-	def _run_all(self) -> None:
-		n, ex = self.line.name, self.ex
-		with ex.stage(f'{n}: quilt round trip'):
-			if ex.dry:
-				ex.comment('quilt push -a --fuzz=0, pop -a: every touched file as in the pristine source')
-			else:
-				self.quilt_round_trip()
-		with ex.stage(f'{n}: git am'):
-			self.git_am()
-		with ex.stage(f'{n}: netdev\'s patch checks (NIPA\'s): checkpatch, header_inline, source_inline, '
-			      'verify_signedoff, check_selftest'):
-			# Each one's findings shown before any fails; the selftest
-			# check reads the tree at patched.
-			if not ex.dry:
-				self.tree.move_to('patched')
-			failed: List[str] = []
-			for patch_check in (self.checkpatch, self.netdev_checks):
-				try:
-					patch_check()
-				except HarnessError as e:
-					failed.append(str(e))
-			if failed:
-				raise HarnessError('; '.join(failed))
-		with ex.stage(f'{n}: sparse (Debian {SPARSE_SUITE})'):
-			check = self.sparse()
-			if not ex.dry:
-				note(f'{check}: sparse {output([check, "--version"]).strip()}')
-		same = self._objects(self.unchanged_by_base())
-		# (variant, 'kernel-doc'): its warnings; (variant, arch, flavour): the check build's directory
-		results: Dict[Tuple[str, ...], str] = {}
-		for variant in VARIANTS:
-			with ex.stage(f'{n}: tree at {variant}'):
-				if not ex.dry:
-					self.tree.move_to(variant)
-			if variant != 'base':
-				with ex.stage(f'{n}: kernel-doc {variant}'):
-					results[variant, 'kernel-doc'] = self.kerneldoc(variant)
-			for arch, flavour in self.line.static_checks:
-				objs = same if variant == 'base' else None
-				with ex.stage(f'{n}: {variant} {arch} {flavour}: sparse, W=1'):
-					results[variant, arch, flavour] = self.check_build(arch, flavour, variant, objs)
-			if variant != 'base' and n == self.newest:
-				with ex.stage(f'{n}: {variant} allmodconfig (netdev\'s minimum build): W=1'):
-					results[variant, 'allmodconfig'] = self.allmod_build(variant)
-		if self.has_selftest():
-			with ex.stage(f'{n}: the selftest\'s builds'):
-				if not ex.dry:
-					self.tree.move_to('patched')
-				self.kselftest_check()
-		if ex.dry:
-			ex.comment('then: no new kernel-doc, sparse or W=1 warning; base\'s code of '
-				   + ', '.join(same) + ' the pristine tree\'s')
-			return
-		with ex.stage(f'{n}: kernel-doc: new warnings'):
-			self.no_new('kernel-doc -none', results['pristine', 'kernel-doc'], results['patched', 'kernel-doc'])
-		if n == self.newest:
-			with ex.stage(f'{n}: allmodconfig: new warnings'):
-				self.no_new('allmodconfig W=1', os.path.join(results['pristine', 'allmodconfig'], 'warnings'),
-					    os.path.join(results['patched', 'allmodconfig'], 'warnings'))
-		for arch, flavour in self.line.static_checks:
-			with ex.stage(f'{n}: {arch} {flavour}: new warnings'):
-				self.no_new(f'{arch} {flavour}', os.path.join(results['pristine', arch, flavour], 'warnings'),
-					    os.path.join(results['patched', arch, flavour], 'warnings'))
-			with ex.stage(f'{n}: {arch} {flavour}: base\'s code of what the fix changes'):
-				self.same_code(f'{arch} {flavour}', results['pristine', arch, flavour],
-					       results['base', arch, flavour], same)
-			if self.headers_checked(load_arch(arch)):
-				with ex.stage(f'{n}: {arch} {flavour}: the series\' headers alone, no include cycle'):
-					self.headers_alone(f'{arch} {flavour}', results['patched', arch, flavour])
+
+def headers_alone(tree: Tree, what: str, out: str) -> None:
+	problems = header_alone_problems(out)
+	for p in problems:
+		print(p, flush=True)
+	if problems:
+		raise HarnessError(f'{what}: the series\' headers do not stand alone, '
+					   f'see above ({out})')
+	note(f'{what}: {", ".join(series_headers(tree))} alone: no warning (W=1); '
+	     'no include cycle (gcc -H)')
+
+
+def same_code(tree: Tree, arch: Arch, flavour: str) -> None:
+	"""The objdump -dr of each object that base builds the same in the
+	check builds of the pristine tree and of base: the series' first
+	patch changes no instruction and no relocation of them."""
+	what = f'{arch.name} {flavour}'
+	for o in variant_objects(tree, 'base'):
+		a, b = (os.path.join(check_dir(tree, arch, flavour, v),
+				     os.path.basename(o) + '.dis')
+			for v in ('pristine', 'base'))
+		if file_text(a) != file_text(b):
+			raise HarnessError(f'{what}: {o} compiles to other code at base (the '
+					   'series\' first patch) than in the pristine tree: '
+					   f'the boot test\'s base is no reference (diff {a} {b})')
+		note(f'{what}: {o}: the same code in the pristine tree and at base '
+		     f'({len(file_text(a).splitlines())} lines of objdump -dr)')
+
+
+Step = Tuple[str, Callable[[], None]]
+
+
+def checks(tree: Tree, newest: bool) -> List[Step]:
+	"""(stage, check) of each static check after the tags and the tree,
+	in the order they run: the patch checks; each variant's builds and
+	kernel-doc, every variant's on the same tree; then the comparisons
+	of their results. NEWEST: the newest line's (the posted series)."""
+	configs = [(load_arch(a), f) for a, f in tree.line.static_checks]
+	steps: List[Step] = [
+		('quilt round trip', partial(quilt_round_trip, tree)),
+		('git am', partial(git_am_check, tree)),
+		('netdev\'s patch checks (NIPA\'s): checkpatch, header_inline, source_inline, '
+		 'verify_signedoff, check_selftest', partial(patch_checks, tree, not newest)),
+		(f'sparse (Debian {SPARSE_SUITE})', partial(sparse_check, tree))]
+	for v in VARIANTS:
+		steps.append((f'tree at {v}', partial(tree.move_to, v)))
+		if v != 'base':
+			steps.append((f'kernel-doc {v}', partial(kerneldoc, tree, v)))
+		steps += [(f'{v} {a.name} {f}: sparse, W=1',
+			   partial(check_build, tree, a, f, v, newest)) for a, f in configs]
+		if v != 'base' and newest:
+			steps.append((f'{v} allmodconfig (netdev\'s minimum build): W=1',
+				      partial(allmod_build, tree, v)))
+	if has_selftest(tree):
+		steps.append(('the selftest\'s builds', partial(kselftest_check, tree)))
+	steps.append(('kernel-doc: new warnings', partial(
+		no_new, 'kernel-doc -none', kerneldoc_path(tree, 'pristine'),
+		kerneldoc_path(tree, 'patched'))))
+	if newest:
+		steps.append(('allmodconfig: new warnings', partial(
+			no_new, 'allmodconfig W=1', *(os.path.join(allmod_dir(tree, v), 'warnings')
+						      for v in ('pristine', 'patched')))))
+	for a, f in configs:
+		steps.append((f'{a.name} {f}: new warnings', partial(
+			no_new, f'{a.name} {f}',
+			*(os.path.join(check_dir(tree, a, f, v), 'warnings')
+			  for v in ('pristine', 'patched')))))
+		steps.append((f'{a.name} {f}: base\'s code of what the fix changes',
+			      partial(same_code, tree, a, f)))
+		if headers_checked(a, newest):
+			steps.append((f'{a.name} {f}: the series\' headers alone, no include cycle',
+				      partial(headers_alone, tree, f'{a.name} {f}',
+						check_dir(tree, a, f, 'patched'))))
+	return steps
+
+
+def static_checks(line: KernelLine, opts: Options, newest_name: str) -> int:
+	"""The static checks of LINE's series, on its private tree: the
+	tags first (no tree needed), then each of checks() in a stage."""
+	tree = Tree(line, opts)
+	n = line.name
+	with stage(f'{n}: tags'):
+		check_tags(tree)
+	with stage(f'{n}: tree'):
+		tree.prepare()
+	with tree.check_builds_only():
+		for name, check in checks(tree, n == newest_name):
+			with stage(f'{n}: {name}'):
+				check()
+	print(f'{n}: static checks clean', flush=True)
+	return 0

@@ -38,6 +38,7 @@ import harness_kernel  # noqa: E402
 import harness_mutation  # noqa: E402
 import harness_guest  # noqa: E402
 import harness_kunit  # noqa: E402
+import harness_patches  # noqa: E402
 import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
@@ -428,13 +429,11 @@ class Kunit(HarnessCase):
 class Checkpatch(unittest.TestCase):
 	def checkpatch(self, output, line='7.3', newest='7.3'):
 		tree, opts = fake_tree(self)
-		sc = harness_static.StaticChecks(dataclass_replace(tree.line, name=line), opts, newest)
-		sc.tree = tree
-		with mock.patch.object(harness_util, 'run',
+		with mock.patch.object(harness_patches, 'run',
 				       lambda argv, **kw: completed(argv, 0 if 'total: 0 errors, 0 w' in output else 1,
 								    output)), quiet():
 			try:
-				sc.checkpatch()
+				harness_static.checkpatch_check(tree, backport=line != newest)
 			except HarnessError:
 				return False
 		return True
@@ -449,6 +448,7 @@ class Checkpatch(unittest.TestCase):
 						 'total: 0 errors, 0 warnings, 1 checks, 40 lines checked\n'))
 		self.assertFalse(self.checkpatch('ERROR: trailing whitespace\n'
 						 'total: 1 errors, 0 warnings, 0 checks, 40 lines checked\n'))
+		self.assertFalse(self.checkpatch('Usage: checkpatch.pl\n'))
 
 	def test_the_backporters_signature_passes_on_a_backport_only(self):
 		out = 'WARNING: Duplicate signature\ntotal: 0 errors, 1 warnings, 0 checks, 40 lines checked\n'
@@ -465,10 +465,10 @@ class Checkpatch(unittest.TestCase):
 	def test_it_runs_as_nipa_runs_it(self):
 		"""NIPA's tests/patch/checkpatch/checkpatch.sh: its flags and
 		ignored types, held here as NIPA has them."""
-		argv = harness_static.checkpatch_argv('x.patch')
+		argv = harness_patches.checkpatch_argv('x.patch')
 		for flag in ('--strict', '--codespell', '--max-line-length=80'):
 			self.assertIn(flag, argv)
-		self.assertIn(f'--codespellfile={harness_static.CODESPELL_DICTIONARY}', argv)
+		self.assertIn(f'--codespellfile={harness_patches.CODESPELL_DICTIONARY}', argv)
 		ignored = [a for a in argv if a.startswith('--ignore=')]
 		self.assertEqual(len(ignored), 1)
 		self.assertTrue({'COMMIT_LOG_LONG_LINE', 'MACRO_ARG_REUSE', 'ALLOC_SIZEOF_STRUCT', 'NO_AUTHOR_SIGN_OFF',
@@ -559,13 +559,11 @@ class NetdevChecks(unittest.TestCase):
 
 	def test_any_finding_fails_the_static_checks(self):
 		tree, opts = fake_tree(self)
-		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
-		sc.tree = tree
 		with mock.patch.object(harness_static, 'NETDEV_CHECKS', (('x', lambda p, t: []),)), quiet():
-			sc.netdev_checks()
+			harness_static.netdev_checks(tree)
 		with mock.patch.object(harness_static, 'NETDEV_CHECKS', (('x', lambda p, t: ['bad']),)), quiet(), \
 		     self.assertRaises(HarnessError):
-			sc.netdev_checks()
+			harness_static.netdev_checks(tree)
 
 
 class HeaderAlone(unittest.TestCase):
@@ -651,12 +649,11 @@ class NewWarnings(unittest.TestCase):
 
 	def test_a_warning_the_base_has_passes(self):
 		with quiet():
-			harness_static.StaticChecks.no_new('x', *self.files(['a.c: warning: x'], ['a.c: warning: x']))
+			harness_static.no_new('x', *self.files(['a.c: warning: x'], ['a.c: warning: x']))
 
 	def test_a_new_warning_fails(self):
 		with quiet(), self.assertRaises(HarnessError):
-			harness_static.StaticChecks.no_new('x', *self.files(['a.c: warning: x'],
-									  ['a.c: warning: x', 'a.c: warning: y']))
+			harness_static.no_new('x', *self.files(['a.c: warning: x'], ['a.c: warning: x', 'a.c: warning: y']))
 
 
 class StaticBuilds(unittest.TestCase):
@@ -668,9 +665,6 @@ class StaticBuilds(unittest.TestCase):
 		make commands in self.made, what was cached in self.cached."""
 		tree, opts = fake_tree(self)
 		self.tree = tree
-		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
-		sc.tree = tree
-		sc.kernels = harness_kernel.Kernels(tree, opts)
 		self.made, self.cached = [], []
 
 		def run(argv, log=None, **kwargs):
@@ -678,15 +672,18 @@ class StaticBuilds(unittest.TestCase):
 			with open(log, 'w') as f:
 				f.write(log_text.replace('TREE', tree.path))
 			return completed(argv)
-		with mock.patch.object(sc, 'check_id', return_value='k'), mock.patch.object(sc, 'sparse', return_value='/sid/sparse'), \
-		     mock.patch.object(sc, '_objects', return_value=list(objs)), \
+		with mock.patch.object(harness_static, 'check_id', return_value='k'), \
+		     mock.patch.object(harness_static, 'sparse_path', return_value='/sid/sparse'), \
+		     mock.patch.object(harness_static, 'objects', return_value=list(objs)), \
 		     mock.patch.object(harness_static, 'config_fragments', return_value=[]), \
 		     mock.patch.object(harness_static, 'output', lambda argv, cwd=None: f'{argv[-1]}: code\n'), \
 		     mock.patch.object(harness_static, 'cache_put', lambda *a: self.cached.append(a)), \
-		     mock.patch.object(harness_static, 'configure'), mock.patch.object(harness_util, 'run', run), \
+		     mock.patch.object(harness_static, 'configure'), mock.patch.object(harness_static, 'run', run), \
 		     mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(opts.out, 'cache')}), quiet():
 			try:
-				return sc.check_build('x86_64', 'default', 'patched')
+				arch = harness_config.load_arch('x86_64')
+				harness_static.check_build(tree, arch, 'default', 'patched', True)
+				return harness_static.check_dir(tree, arch, 'default', 'patched')
 			except HarnessError as e:
 				return e
 
@@ -743,11 +740,9 @@ class StaticBuilds(unittest.TestCase):
 		tree, opts = fake_tree(self, {'scripts/kernel-doc': script, 'kernel/time/x.c': ''})
 		os.chmod(os.path.join(tree.path, 'scripts/kernel-doc'), 0o755)
 		tree.files = ['kernel/time/x.c']
-		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
-		sc.tree = tree
 		with quiet():
-			path = sc.kerneldoc('patched')
-		with open(path) as f:
+			harness_static.kerneldoc(tree, 'patched')
+		with open(harness_static.kerneldoc_path(tree, 'patched')) as f:
 			self.assertEqual(f.read().splitlines(), ['kernel/time/x.c: warning: no description'])
 
 
@@ -757,48 +752,52 @@ class StaticComparisons(unittest.TestCase):
 	series' first patch) against pristine."""
 
 	def run_all(self, new_in=None, code=None, selftest_files=(), kselftest_check=None):
+		"""static_checks() of a line of two configurations, each check
+		that builds or reads the tree a stub: the builds write their
+		warnings (a new one where NEW_IN says: (where, variant)) and
+		objdump (another CODE: (arch, variant, object)) where check_dir()
+		and the others say."""
 		tree, opts = fake_tree(self)
 		tree.files = list(tree.files) + list(selftest_files)
 		line = dataclass_replace(tree.line, static_checks=(('x86_64', 'default'), ('arm64', 'default')))
-		sc = harness_static.StaticChecks(line, opts, '7.3')
-		sc.tree = tree
-		d = temp_dir(self)
+		tree.line = line
 		self.moves, self.builds = [], []
 
-		def warnings(name, variant, extra):
-			path = os.path.join(d, f'{name}-{variant}')
+		def warnings(path, name, variant):
+			os.makedirs(os.path.dirname(path), exist_ok=True)
 			with open(path, 'w') as f:
-				f.write('a.c: warning: old\n' + ('a.c: warning: new\n' if (name, variant) == extra else ''))
-			return path
+				f.write('a.c: warning: old\n' + ('a.c: warning: new\n' if (name, variant) == new_in else ''))
 
-		def allmod_build(variant):
-			out = os.path.join(d, f'allmodconfig-{variant}.d')
-			os.makedirs(out, exist_ok=True)
-			os.replace(warnings('allmodconfig', variant, new_in), os.path.join(out, 'warnings'))
-			return out
+		def allmod_build(tree, variant):
+			warnings(os.path.join(harness_static.allmod_dir(tree, variant), 'warnings'), 'allmodconfig', variant)
 
-		def check_build(arch, flavour, variant, objs=None):
-			self.builds.append((arch, variant, objs))
-			out = os.path.join(d, f'{arch}-{variant}.d')
-			os.makedirs(out, exist_ok=True)
-			os.replace(warnings(arch, variant, new_in), os.path.join(out, 'warnings'))
-			for o in objs or ['kernel/x.o', 'drivers/connector/cn_proc.o']:
+		def check_build(tree, arch, flavour, variant, newest):
+			objs = harness_static.variant_objects(tree, variant)
+			self.builds.append((arch.name, variant, objs))
+			out = harness_static.check_dir(tree, arch, flavour, variant)
+			warnings(os.path.join(out, 'warnings'), arch.name, variant)
+			for o in objs:
 				with open(os.path.join(out, os.path.basename(o) + '.dis'), 'w') as f:
-					f.write('call ktime_get_ns\n' if (arch, variant, o) == code else 'call ktime_get\n')
-			return out
-		with mock.patch.object(sc, 'tags'), mock.patch.object(sc, 'quilt_round_trip'), \
-		     mock.patch.object(sc, 'git_am'), mock.patch.object(sc, 'checkpatch'), \
-		     mock.patch.object(sc, 'netdev_checks'), \
-		     mock.patch.object(sc, 'sparse', return_value='/sid/sparse'), \
-		     mock.patch.object(harness_static, 'output', return_value='0.6.5\n'), \
-		     mock.patch.object(sc, 'unchanged_by_base', return_value=['drivers/connector/cn_proc.c']), \
-		     mock.patch.object(sc, '_objects', lambda files=None: ['drivers/connector/cn_proc.o'] if files else None), \
-		     mock.patch.object(sc.tree, 'prepare'), mock.patch.object(sc.tree, 'move_to', self.moves.append), \
-		     mock.patch.object(sc, 'kerneldoc', lambda v: warnings('kernel-doc', v, new_in)), \
-		     mock.patch.object(sc, 'check_build', check_build), mock.patch.object(sc, 'allmod_build', allmod_build), \
-		     mock.patch.object(sc, 'kselftest_check', kselftest_check or mock.Mock()), quiet():
+					f.write('call ktime_get_ns\n' if (arch.name, variant, o) == code else 'call ktime_get\n')
+		with mock.patch.object(harness_static, 'Tree', lambda line, opts: tree), \
+		     mock.patch.object(harness_static, 'check_tags'), \
+		     mock.patch.object(harness_static, 'quilt_round_trip'), \
+		     mock.patch.object(harness_static, 'git_am_check'), \
+		     mock.patch.object(harness_static, 'checkpatch_check'), \
+		     mock.patch.object(harness_static, 'netdev_checks'), \
+		     mock.patch.object(harness_static, 'sparse_check'), \
+		     mock.patch.object(harness_static, 'unchanged_by_base', return_value=['drivers/connector/cn_proc.c']), \
+		     mock.patch.object(harness_static, 'objects', lambda tree, files=None: (
+			     ['drivers/connector/cn_proc.o'] if files else ['kernel/x.o', 'drivers/connector/cn_proc.o'])), \
+		     mock.patch.object(tree, 'prepare'), mock.patch.object(tree, 'move_to', self.moves.append), \
+		     mock.patch.object(tree, 'check_builds_only', contextlib.nullcontext), \
+		     mock.patch.object(harness_static, 'kerneldoc', lambda tree, v: warnings(
+			     harness_static.kerneldoc_path(tree, v), 'kernel-doc', v)), \
+		     mock.patch.object(harness_static, 'check_build', check_build), \
+		     mock.patch.object(harness_static, 'allmod_build', allmod_build), \
+		     mock.patch.object(harness_static, 'kselftest_check', kselftest_check or mock.Mock()), quiet():
 			try:
-				sc.run_all()
+				harness_static.static_checks(line, opts, '7.3')
 			except HarnessError:
 				return False
 		return True
@@ -817,9 +816,10 @@ class StaticComparisons(unittest.TestCase):
 		# patched first for netdev's patch checks.
 		self.assertEqual(self.moves, ['patched', 'pristine', 'base', 'patched'])
 		same = ['drivers/connector/cn_proc.o']
-		self.assertEqual(self.builds, [('x86_64', 'pristine', None), ('arm64', 'pristine', None),
+		every = ['kernel/x.o', 'drivers/connector/cn_proc.o']
+		self.assertEqual(self.builds, [('x86_64', 'pristine', every), ('arm64', 'pristine', every),
 					       ('x86_64', 'base', same), ('arm64', 'base', same),
-					       ('x86_64', 'patched', None), ('arm64', 'patched', None)])
+					       ('x86_64', 'patched', every), ('arm64', 'patched', every)])
 
 	def test_other_code_at_base_fails(self):
 		"""The boot test's A/B rests on it: the first patch changes no
@@ -837,28 +837,28 @@ class StaticComparisons(unittest.TestCase):
 						    'kernel/time/timekeeping.c'])):
 			with open(p, 'a') as f:
 				f.write(''.join(f'--- a/{x}\n+++ b/{x}\n@@ -1 +1 @@\n-a\n+b\n' for x in files))
-		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
-		self.assertEqual(sc.unchanged_by_base(), ['drivers/connector/cn_proc.c', 'include/uapi/linux/cn_proc.h'])
+		self.assertEqual(harness_static.unchanged_by_base(tree),
+				 ['drivers/connector/cn_proc.c', 'include/uapi/linux/cn_proc.h'])
 
 	def test_no_object_of_tools(self):
 		"""A kselftest patch's .c files are not kbuild's, even where its
 		Makefile names their objects."""
 		tree, opts = fake_tree(self, {'drivers/connector/Makefile': 'obj-y += cn_proc.o\n',
 					      'tools/testing/selftests/connector/Makefile': 'x: event_check.o\n'})
-		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
-		self.assertEqual(sc._objects(['drivers/connector/cn_proc.c', 'tools/testing/selftests/connector/event_check.c']),
+		self.assertEqual(harness_static.objects(tree, ['drivers/connector/cn_proc.c',
+							       'tools/testing/selftests/connector/event_check.c']),
 				 ['drivers/connector/cn_proc.o'])
 
 	def test_the_selftests_builds_run_where_the_series_has_it(self):
 		check = mock.Mock()
 		self.assertTrue(self.run_all(selftest_files=['tools/testing/selftests/connector/cn_proc_test.c'], kselftest_check=check))
-		check.assert_called_once_with()
+		check.assert_called_once_with(mock.ANY)
 		check = mock.Mock()
 		self.assertTrue(self.run_all(selftest_files=['tools/testing/selftests/x/y.c'], kselftest_check=check))
 		check.assert_not_called()
 
 	def test_a_selftest_build_that_fails_fails(self):
-		def check():
+		def check(tree):
 			raise HarnessError('x')
 		self.assertFalse(self.run_all(selftest_files=['tools/testing/selftests/connector/Makefile'], kselftest_check=check))
 
@@ -915,11 +915,9 @@ class KselftestBuilds(unittest.TestCase):
 
 	def test_a_missing_program_fails_the_check(self):
 		tree, opts = fake_tree(self)
-		sc = harness_static.StaticChecks(tree.line, opts, '7.3')
-		sc.tree = tree
 		with mock.patch.object(harness_static, 'run', lambda argv, **kw: completed(argv)), quiet(), \
-		     self.assertRaises(HarnessError):
-			sc.kselftest_check()
+		     mock.patch.object(tree, 'move_to'), self.assertRaises(HarnessError):
+			harness_static.kselftest_check(tree)
 
 
 class FileDiffs(unittest.TestCase):
@@ -1179,17 +1177,16 @@ class CacheKeys(unittest.TestCase):
 		self.assertEqual(harness_kernel.config_id('src 1', self.arch, [frag]), first)
 
 	def check_keys(self, gcc='gcc\n', sparse='sparse 0.6\n', objs=('kernel/x.o',)):
-		sc = harness_static.StaticChecks(self.tree.line, self.opts, '7.3')
-		sc.tree = self.tree
 		asked = []
 
 		def output(argv, **kw):
 			asked.append(argv)
 			return sparse
 		with mock.patch.object(harness_static, 'tool_versions', return_value=gcc), \
-		     mock.patch.object(sc, 'sparse', return_value='/sid/sparse'), \
+		     mock.patch.object(harness_static, 'sparse_path', return_value='/sid/sparse'), \
 		     mock.patch.object(harness_static, 'output', output):
-			keys = {v: sc.check_id(self.arch, 'default', v, [], list(objs)) for v in harness_static.VARIANTS}
+			keys = {v: harness_static.check_id(self.tree, self.arch, v, [], list(objs))
+				for v in harness_static.VARIANTS}
 		# The version of the sparse kbuild runs: sid's, the wrapper's.
 		self.assertEqual(asked, [['/sid/sparse', '--version']] * len(keys))
 		return keys

@@ -710,7 +710,7 @@ class Tags(unittest.TestCase):
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out), mock.patch('subprocess.Popen', side_effect=only_git), \
 		     self.assertRaises(HarnessError) as e:
-			harness_static.StaticChecks(line, opts, '7.3').run_all()
+			harness_static.static_checks(line, opts, '7.3')
 		self.assertIn('tags outside the trailer block', str(e.exception))
 		self.assertIn("0001-x.patch: 'Signed-off-by: A <a@example.org>' is outside the trailer block",
 			      out.getvalue())
