@@ -1620,7 +1620,8 @@ class Bench(HarnessCase):
 		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log')), [])
 		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log', timed_out=True)),
 				 [('timed_out', '')])
-		self.assertEqual([k for k, _ in self.kinds(self.parsed('warning.log'))], ['kernel_report'])
+		kinds = self.kinds(self.parsed('warning.log'))
+		self.assertEqual([k for k, _ in kinds], ['kernel_report'])
 		self.assertEqual(self.kinds(self.parsed('selftest-unfinished.log')),
 				 [('part_unfinished', 'cn_proc-selftest')])
 
@@ -1641,13 +1642,14 @@ class Bench(HarnessCase):
 			with open(log, 'w') as f:
 				f.write(harness_util.file_text(os.path.join(LOGS, keeps_log)))
 			return ended
+		tcg = harness_guest.TCG
 		with mock.patch.object(harness_bench, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
 		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda *_: None), \
 		     mock.patch.object(harness_bench, 'native', lambda out: []), \
 		     mock.patch.object(harness_bench, 'native_report', lambda lines: []), \
 		     mock.patch.object(harness_bench, 'build_initramfs', lambda *_: 'initrd'), \
-		     mock.patch.object(harness_guest, 'choose_accel', lambda *_: harness_guest.TCG), \
+		     mock.patch.object(harness_guest, 'choose_accel', lambda *_: tcg), \
 		     mock.patch.object(harness_guest, 'boot', boot):
 			return self.harness('bench', True, BOOT_TIMEOUT='7')
 
