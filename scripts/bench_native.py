@@ -103,7 +103,8 @@ def parse(lines: Iterable[str]) -> Dict[str, Any]:
 			elif part == 'transfer':
 				out['transfer'].append(float(f['ns_per_transfer']))
 			elif part == 'events':
-				out['events'].setdefault(f['listener'], []).append(float(f['ns_per_event']))
+				ns = float(f['ns_per_event'])
+				out['events'].setdefault(f['listener'], []).append(ns)
 				out['received'].setdefault(f['listener'], []).append(
 					(int(f['received']), int(f['expected']), int(f['enobufs'])))
 		elif 'scheme' in f and 'overhead' not in line:
@@ -151,7 +152,8 @@ def paired_extra(out: Dict[str, Any], scheme: str, config: Tuple[int, int]) -> b
 	return bench_stats.median_ci([o - b for o, b in zip(other, base)])
 
 
-def fraction(extra: bench_stats.Interval, event: bench_stats.Interval) -> Tuple[float, Optional[float], Optional[float]]:
+def fraction(extra: bench_stats.Interval,
+	     event: bench_stats.Interval) -> Tuple[float, Optional[float], Optional[float]]:
 	"""The fraction and the extremes of it over both intervals (each 95%, so
     together at least 90%), or None for the extremes."""
 	f = extra.median / event.median
@@ -169,10 +171,12 @@ def figures(out: Dict[str, Any]) -> Dict[Any, Any]:
 		iv = bench_stats.median_ci(xs)
 		check(f'{scheme} threads={threads} gap={gap}', iv,
 			  out['summary'].get(('stamp', *key)), 'ns_per_call')
-		fig['stamp'][key] = (iv, bench_stats.median(out['fail'][key]), min(out['overlap'][key]))
+		fig['stamp'][key] = (iv, bench_stats.median(out['fail'][key]),
+				     min(out['overlap'][key]))
 	if out['transfer']:
 		fig['transfer'] = bench_stats.median_ci(out['transfer'])
-		check('transfer', fig['transfer'], out['summary'].get(('transfer',)), 'ns_per_transfer')
+		check('transfer', fig['transfer'], out['summary'].get(('transfer',)),
+		      'ns_per_transfer')
 	for state, xs in out['events'].items():
 		fig[('events', state)] = bench_stats.median_ci(xs)
 		check(f'events listener={state}', fig[('events', state)],
@@ -229,10 +233,10 @@ def report(out: Dict[str, Any]) -> None:
 	fig = figures(out)
 	la = out['loadavg']
 	print(f'Native, on this machine ({h["cpu"]}, hypervisor {h["hypervisor"]}, cpus '
-		  f'{h["cpus"]} of {h["online"]}, kernel {h["kernel"]}, clocksource {h["clocksource"]}); '
-		  f'load average {la.get("start", "?")} at the start, {la.get("end", "?")} at the end; '
-		  f'{h["rounds"]} interleaved rounds, each figure the median and its distribution-free '
-		  f'95% interval (order statistics):')
+	      f'{h["cpus"]} of {h["online"]}, kernel {h["kernel"]}, clocksource '
+	      f'{h["clocksource"]}); load average {la.get("start", "?")} at the start, '
+	      f'{la.get("end", "?")} at the end; {h["rounds"]} interleaved rounds, each figure '
+	      'the median and its distribution-free 95% interval (order statistics):')
 	print()
 	print('| scheme | callers | ns/call | 95% CI | cmpxchg failures/call | least overlap |')
 	print('|--------|---------|---------|--------|-----------------------|---------------|')
@@ -240,83 +244,94 @@ def report(out: Dict[str, Any]) -> None:
 		for scheme in SCHEMES:
 			if (scheme, *config) in fig['stamp']:
 				iv, fails, overlap = fig['stamp'][(scheme, *config)]
-				print(f'| {scheme} | {config_name(*config)} | {fmt(iv)} | {fails:.4f} | {overlap:.3f} |')
+				print(f'| {scheme} | {config_name(*config)} | {fmt(iv)} | '
+				      f'{fails:.4f} | {overlap:.3f} |')
 	print()
-	print('(spaced: with the local work between calls in ns/call; the overhead below pairs it away)')
+	print('(spaced: with the local work between calls in ns/call; the overhead below '
+	      'pairs it away)')
 	print()
 	if 'transfer' in fig:
-		print(f'One transfer of a line between cpus {h["cpus"]} (half a ping-pong round trip), ns: '
-			  f'{fmt(fig["transfer"])}')
+		print(f'One transfer of a line between cpus {h["cpus"]} (half a ping-pong round '
+		      f'trip), ns: {fmt(fig["transfer"])}')
 	for state in ('none', 'one'):
 		if ('events', state) in fig:
 			rec = out['received'][state]
 			got = sum(r for r, _, _ in rec)
 			want = sum(x for _, x, _ in rec)
 			lost = sum(x for _, _, x in rec)
-			extra = f'; the listener received {got} of the {want} events made (others\' events ' \
-					f'count too), {lost} ENOBUFS' if state == 'one' else ''
+			extra = (f'; the listener received {got} of the {want} events made '
+				 f'(others\' events count too), {lost} ENOBUFS'
+				 if state == 'one' else '')
 			print(f'fork/exec/exit of {h["exec"]}, {state} listener, ns per event: '
-				  f'{fmt(fig[("events", state)], 0)}{extra}')
+			      f'{fmt(fig[("events", state)], 0)}{extra}')
 	if out['listener']:
 		print(f'no listener could subscribe on this kernel: {out["listener"]}')
 	print()
 	if fig['extra']:
-		print('Overhead over base, paired by round (ns per call), and as a fraction of an event '
-			  'with one listener (interval: the extremes over both intervals):')
-		print()
-		print('| scheme | callers | extra ns/call | 95% CI | fraction of an event | interval |')
-		print('|--------|---------|---------------|--------|----------------------|----------|')
-		for key, x in sorted(fig['extra'].items(), key=lambda i: (i[0][1:], i[0][0])):
-			scheme, threads, gap = key
-			fr = fig['fraction'].get(key)
-			if fr:
-				f, lo, hi = fr
-				rng = 'none' if lo is None else f'{lo:.3%} to {hi:.3%}'
-				frs = f'{f:.3%} | {rng}'
-			else:
-				frs = 'no listener | -'
-			print(f'| {scheme} | {config_name(threads, gap)} | {fmt(x)} | {frs} |')
-		print()
-		for (scheme, threads, gap), (f, lo, hi) in sorted(fig['fraction'].items()):
-			print(f'overhead per event, {scheme} over base, {config_name(threads, gap)}: {f:.3%}'
-				  + ('' if lo is None else f' ({lo:.3%} to {hi:.3%})'))
-		print()
+		print_overhead(fig)
 	m = model(fig)
 	if m:
 		print_model(m)
 
 
+def print_overhead(fig: Dict[Any, Any]) -> None:
+	"""Each scheme's overhead over base: the figures the changelogs quote."""
+	print('Overhead over base, paired by round (ns per call), and as a fraction of an event '
+	      'with one listener (interval: the extremes over both intervals):')
+	print()
+	print('| scheme | callers | extra ns/call | 95% CI | fraction of an event | interval |')
+	print('|--------|---------|---------------|--------|----------------------|----------|')
+	for key, x in sorted(fig['extra'].items(), key=lambda i: (i[0][1:], i[0][0])):
+		scheme, threads, gap = key
+		fr = fig['fraction'].get(key)
+		if fr:
+			f, lo, hi = fr
+			rng = 'none' if lo is None else f'{lo:.3%} to {hi:.3%}'
+			frs = f'{f:.3%} | {rng}'
+		else:
+			frs = 'no listener | -'
+		print(f'| {scheme} | {config_name(threads, gap)} | {fmt(x)} | {frs} |')
+	print()
+	for (scheme, threads, gap), (f, lo, hi) in sorted(fig['fraction'].items()):
+		print(f'overhead per event, {scheme} over base, {config_name(threads, gap)}: '
+		      f'{f:.3%}' + ('' if lo is None else f' ({lo:.3%} to {hi:.3%})'))
+	print()
+
+
 def print_model(m: Dict[str, Any]) -> None:
 	t, e = m['t'], m['e']
 	print(f'Model for N CPUs. Measured here, on two cores of one socket: t = {t:.1f} ns '
-		  f'per hand-off of a line (half a ping-pong round trip); e = {e:.0f} ns per event '
-		  f'with one listener on one core; with the line on the other core, the domain costs '
-		  f'{m["domain"]:.1f} ns per event over base ({m["domain"] / t:.2f} t) and one atomic '
-		  f'of a shared line {m["atomic"]:.1f} ns ({m["atomic"] / t:.2f} t); back to back, '
-		  f'{m["fails"]:.4f} cmpxchg failures per call, and two cores saturate the domain at '
-		  + ', '.join(f'{s} {r / 1e6:.1f} M updates/s' for s, r in m['cap2'].items())
-		  + '. Modelled: every CPU runs the storm at e; a line busy b ns per event '
-		  'is busy N b / e of the time, and saturates at N = e / b CPUs (transfers only: '
-		  'lock hold times and cross-socket transfers, not measured here, come on top and '
-		  'lower N).')
+	      f'per hand-off of a line (half a ping-pong round trip); e = {e:.0f} ns per event '
+	      'with one listener on one core; with the line on the other core, the domain '
+	      f'costs {m["domain"]:.1f} ns per event over base ({m["domain"] / t:.2f} t) and '
+	      f'one atomic of a shared line {m["atomic"]:.1f} ns ({m["atomic"] / t:.2f} t); '
+	      f'back to back, {m["fails"]:.4f} cmpxchg failures per call, and two cores '
+	      'saturate the domain at '
+	      + ', '.join(f'{s} {r / 1e6:.1f} M updates/s' for s, r in m['cap2'].items())
+	      + '. Modelled: every CPU runs fork/exec/exit at e; a line busy b ns per event '
+	      'is busy N b / e of the time, and saturates at N = e / b CPUs (transfers only: '
+	      'lock hold times and cross-socket transfers, not measured here, come on top and '
+	      'lower N).')
 	print()
 	print('| line | hand-offs per event | busy per event, ns | saturates at N CPUs | ' +
-		  ' | '.join(f'busy at {n}' for n in CPU_COUNTS) + ' |')
+	      ' | '.join(f'busy at {n}' for n in CPU_COUNTS) + ' |')
 	print('|------|-----|-----|-----|' + '-----|' * len(CPU_COUNTS))
 	for name, h, b, nsat, _ in m['rows']:
 		busy = ' | '.join(f'{n * b / e:.2f}' for n in CPU_COUNTS)
 		print(f'| {name} | {h:.2f} | {b:.1f} | {nsat:.0f} | {busy} |')
 	print()
-	print('busy above 1: the line cannot keep up and the events wait for it. Hand-offs, per line:')
+	print('busy above 1: the line cannot keep up and the events wait for it. Hand-offs, '
+	      'per line:')
 	for name, _, _, _, why in m['rows']:
 		print(f'  - {name}: {why}')
 	others = sum(b for name, _, b, _, _ in m['rows'] if name != DOMAIN)
 	print()
 	print(f'The domain adds {m["rows"][0][2]:.1f} ns of line time per event to the '
-		  f'{others:.1f} ns that the path\'s other global lines listed here already take.')
+	      f'{others:.1f} ns that the path\'s other global lines listed here already take.')
 	print()
 	for name, h, b, nsat, _ in m['rows']:
-		print(f'model: line="{name}" handoffs={h:.2f} busy_ns={b:.1f} saturates_at_cpus={nsat:.0f}')
+		print(f'model: line="{name}" handoffs={h:.2f} busy_ns={b:.1f} '
+		      f'saturates_at_cpus={nsat:.0f}')
 
 
 def main() -> None:

@@ -1,32 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make bench: what the series and the designs it was chosen over cost and
-keep, measured side by side in one run, on the default kernels of one line
-(KERNEL, the newest by default). Not part of make check. In order:
+"""make bench: the figures the changelogs quote on what the series and the
+designs it was chosen over cost and keep, on the default kernels of one
+line (KERNEL, the newest by default). Not part of make check. In order:
 
-  1. native: tests/bench/stamp_native.c on this machine's own cores, where
-     contention is real: each design's stamping as the kernel does it,
-     ns per call with one core and with two contending, the time a
-     cacheline takes between the two cores, and the cost of the events
-     themselves (fork, exec, exit), from which the overhead per event and
-     the model for N CPUs follow (scripts/bench_native.py);
-  2. what each design keeps: the selftest on each design's kernel (base,
+  1. what each costs, natively: tests/bench/stamp_native.c on this
+     machine's own cores, where contention is real: each design's stamping
+     as the kernel does it, ns per call with one core and with two
+     contending, the time a cacheline takes between the two cores, and the
+     cost of the events themselves (fork, exec, exit), from which the
+     overhead per event and the model for N CPUs follow
+     (scripts/bench_native.py);
+  2. what each keeps: the selftest on each design's kernel (base,
      clock-under-lock, per-cpu-floor, the series; the middle two are
      tests/mutants/ of the series), on the default clocksource and on
-     clocksource=jiffies;
-  3. what each costs in the guest: BENCH_PAIRS rounds of the storm
-     (tests/bench/cn_proc_storm.c, all three listener states in each boot),
-     every design once a round, in each accelerator mode: on KVM in real
-     time; in software emulation with -icount (one host thread runs every
-     vCPU and guest time counts instructions: rounds repeat closely, but
-     two vCPUs never run at once, so never contend for a line) and with
-     multi-threaded TCG (a host thread per vCPU: guest atomics are host
-     atomics, but wall-clock rounds vary by tens of percent).
-The report, out/bench/report.md, says per mode whether its intervals are
-narrow enough to show the effect the native figures predict. It fails when
-something did not run or a kernel reported a problem, never on a figure.
+     clocksource=jiffies, 2 vCPUs.
+The report is out/bench/report.md. make bench fails when something did not
+run or a kernel reported a problem, never on a figure.
 """
 
-import dataclasses
+import contextlib
+import io
 import os
 import shutil
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -34,31 +27,31 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import bench_native
 import bench_report
 from bench_report import DESIGNS
-from harness_arch import Arch, Kernel
-import harness_boot
+from harness_arch import Kernel
 from harness_config import DEFAULT_ARCH, KernelLine, Options, Run, given, kernel_cmdline, load_arch
-from harness_kernel import Kernels, Tree
-from harness_guest import KVM, TCG, accelerator, boot_and_parse, build_initramfs, qemu_argv
-from harness_plan import Cmd, Executor
+from harness_kernel import Kernels, Tree, newest_source
+from harness_guest import accelerator, boot_and_parse, build_initramfs, qemu_argv
 import harness_results
 from harness_results import BootReport, Problem
-from harness_util import TOP, HarnessError, describe, file_text, note
+from harness_util import TOP, HarnessError, describe, file_text, note, run, stage
 
 NATIVE_ROUNDS = 31
 # What make bench boots: the default architecture, x86_64, whose TSC its
 # figures rest on.
 ARCH = DEFAULT_ARCH
-STORM_STATES = ['-l', 'all', '-l', 'exits', '-l', 'overrun']
 # The part of init whose results say what a design keeps.
 SELFTEST = 'cn_proc-selftest'
+# Where the newest line's source keeps kunit_tool, whose kunit_parser
+# reads the boots' KTAP.
+KUNIT_TOOL = os.path.join('tools', 'testing', 'kunit')
 
 
 def check_options(opts: Options, lines: Sequence[KernelLine]) -> None:
 	"""bench takes no --runs or --arch (it boots runs of its own, on
 	ARCH for its TSC): one line."""
 	if len(lines) != 1:
-		raise HarnessError(f'{given("kernel", opts.kernel)}: make bench measures one line, not '
-				   + ' '.join(l.name for l in lines))
+		raise HarnessError(f'{given("kernel", opts.kernel)}: make bench measures one line, '
+				   'not ' + ' '.join(l.name for l in lines))
 
 
 def native_argvs(out: str) -> List[List[str]]:
@@ -67,7 +60,8 @@ def native_argvs(out: str) -> List[List[str]]:
 	decide the figures)."""
 	bins = os.path.join(out, 'native')
 	src = os.path.join(TOP, 'tests', 'bench')
-	argv = [os.path.join(bins, 'stamp_native'), '-r', str(NATIVE_ROUNDS), '-x', os.path.join(bins, 'exit_at_once')]
+	argv = [os.path.join(bins, 'stamp_native'), '-r', str(NATIVE_ROUNDS),
+		'-x', os.path.join(bins, 'exit_at_once')]
 	return [['gcc', '-Wall', '-O2', '-pthread', '-o', os.path.join(bins, 'stamp_native'),
 		 os.path.join(src, 'stamp_native.c')],
 		['gcc', '-Wall', '-O2', '-static', '-nostdlib', '-fno-stack-protector', '-o',
@@ -75,137 +69,82 @@ def native_argvs(out: str) -> List[List[str]]:
 		argv + (['-f'] if os.geteuid() == 0 else [])]
 
 
-def native(out: str, ex: Executor) -> List[str]:
-	"""stamp_native on this machine: its output (none in a dry run)."""
-	if not ex.dry:
-		os.makedirs(os.path.join(out, 'native'), exist_ok=True)
+def native(out: str) -> List[str]:
+	"""stamp_native on this machine: its output."""
+	os.makedirs(os.path.join(out, 'native'), exist_ok=True)
 	*builds, argv = native_argvs(out)
 	for b in builds:
-		ex.run(Cmd.of(b))
+		run(b)
 	log = os.path.join(out, 'native.txt')
-	ex.run(Cmd.of(argv, log=log, what='stamp_native'))
-	return [] if ex.dry else file_text(log).splitlines(keepends=True)
+	run(argv, log=log, what='stamp_native')
+	return file_text(log).splitlines(keepends=True)
 
 
-def modes(accel: str) -> List[Tuple[str, str, List[str]]]:
-	"""(name, accelerator, further QEMU options) of each storm mode."""
-	if accel == KVM:
-		return [('kvm', KVM, [])]
-	return [('icount', 'tcg,thread=single', ['-icount', 'shift=3,sleep=off']), ('mttcg', TCG, [])]
+def native_report(lines: List[str]) -> List[str]:
+	"""bench_native's report of stamp_native's output LINES."""
+	buf = io.StringIO()
+	with contextlib.redirect_stdout(buf):
+		bench_native.report(bench_native.parse(lines))
+	return buf.getvalue().splitlines() + ['']
 
 
-@dataclasses.dataclass(frozen=True)
-class BenchBoot:
-	"""One boot of make bench: DESIGN's kernel with CMDLINE, its command
-	line (harness_config.kernel_cmdline()); what a design keeps (MODE '',
-	PART the selftest, CLOCK its clocksource) or ROUND of the storm in
-	accelerator MODE."""
-	name: str
-	design: str
-	cmdline: Tuple[str, ...]
-	accel: str
-	extra: Tuple[str, ...] = ()
-	part: Optional[str] = None
-	clock: Optional[str] = None
-	mode: str = ''
-	round: int = 0
-
-
-def bench_boots(opts: Options, arch: Arch, accel: str) -> List[BenchBoot]:
-	"""make bench's boots, in order: each design on each clocksource, then
-	in each mode BENCH_PAIRS rounds of the storm, every design once a
-	round, the first design of each round rotating."""
-	def cmdline(clock: Optional[str] = None, mode: str = 'selftest', prog_args: Sequence[str] = ()) -> Tuple[str, ...]:
-		return tuple(kernel_cmdline(Run('bench', (), (), arch, mode=mode, clocksource=clock), prog_args))
-	# -a: the selftest decides the order checks on every design, base's
-	# and the mutants' alike, whatever its probe finds
-	boots = [BenchBoot(f'keeps-{design}-{clock or "default"}', design,
-			   cmdline(clock, prog_args=('-a',)), accel, part=SELFTEST, clock=clock)
-		 for design, _, _ in DESIGNS for clock in (None, 'jiffies')]
-	storm = cmdline(mode='storm', prog_args=[*opts.storm_args, *STORM_STATES])
-	for name, acc, extra in modes(accel):
-		for r in range(opts.bench_pairs):
-			order = [d for d, _, _ in DESIGNS]
-			for design in order[r % len(order):] + order[:r % len(order)]:
-				boots.append(BenchBoot(f'storm-{name}-{r + 1}-{design}', design, storm, acc, tuple(extra),
-						       mode=name, round=r))
-	return boots
-
-
-def problems(reported: BootReport, part: Optional[str]) -> List[Problem]:
+def problems(reported: BootReport) -> List[Problem]:
 	"""Why a boot of make bench does not count, whatever its figures: what
-	fails any boot (it hung, its kernel reported a problem), and PART, if
-	the boot's figures come from one, not finished."""
+	fails any boot (it hung, its kernel reported a problem), and the
+	selftest, whose figures the report reads, not finished."""
 	why = harness_results.boot_problems(reported)
-	if part and (part not in reported.parts or reported.parts[part].exit is None):
-		why.append(Problem('part_unfinished', part, f'{part} did not finish'))
+	if SELFTEST not in reported.parts or reported.parts[SELFTEST].exit is None:
+		why.append(Problem('part_unfinished', SELFTEST, f'{SELFTEST} did not finish'))
 	return why
 
 
-def bench(opts: Options, lines: Sequence[KernelLine], newest: KernelLine, ex: Executor) -> int:
+def bench(opts: Options, lines: Sequence[KernelLine], newest: KernelLine) -> int:
 	"""make bench on the one line of LINES; the guest's kselftest is
 	built from the NEWEST line's source, as is the parser of the boots'
-	KTAP. A dry run builds and boots as the real run, on software
-	emulation, and reports nothing."""
+	KTAP."""
 	check_options(opts, lines)
 	line = lines[0]
 	arch = load_arch(ARCH)
 	out = os.path.join(opts.out, 'bench')
-	if not ex.dry:
-		shutil.rmtree(out, ignore_errors=True)
-		os.makedirs(out)
-	with ex.stage('native: stamp_native on this machine\'s cores'):
-		native_lines = native(out, ex)
-	ktap_tool = harness_boot.kunit_tool(opts, lines, newest, ex)
+	shutil.rmtree(out, ignore_errors=True)
+	os.makedirs(out)
+	with stage('native: stamp_native on this machine\'s cores'):
+		native_lines = native(out)
+	src = newest_source(opts, lines, newest)
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
-	with ex.stage(f'{line.name}: tree'):
-		tree.prepare(ex)
-	kernels.ensure((Kernel(arch, 'default', d) for d, _, _ in DESIGNS), ex)
-	with ex.stage(f'{line.name}: initramfs {ARCH}'):
-		initrd = build_initramfs(tree, arch, opts, harness_boot.newest_source(opts, lines, newest, ex), ex)
-	chosen: Dict[str, str] = {}
-	accel = accelerator(arch, kernels.image(Kernel(arch, 'default', 'patched')), initrd, tree.logs, chosen, ex)
-	cpus = opts.bench_cpus
-
-	def boot_design(b: BenchBoot) -> Tuple[List[str], Optional[BootReport]]:
-		"""Boot B, judged by problems(): its log's lines and what it
-		reported (none in a dry run)."""
-		log = os.path.join(out, b.name + '.log')
-		argv = qemu_argv(arch, kernels.image(Kernel(arch, 'default', b.design)), initrd, log, cpus, b.cmdline,
-				 b.accel, extra=b.extra)
-		with ex.stage(f'{line.name}: bench boot {b.name}'):
-			reported = boot_and_parse(argv, log, opts.boot_timeout, ktap_tool, ex)
-		if reported is None:
-			return [], None
-		why = problems(reported, b.part)
-		if why:
-			raise HarnessError(f'{log}: {why[0]}')
-		return file_text(log).splitlines(keepends=True), reported
-
-	boots = bench_boots(opts, arch, accel)
+	with stage(f'{line.name}: tree'):
+		tree.prepare()
+	kernels.ensure(Kernel(arch, 'default', d) for d, _ in DESIGNS)
+	with stage(f'{line.name}: initramfs {ARCH}'):
+		initrd = build_initramfs(tree, arch, opts, src)
+	accel = accelerator(arch, kernels.image(Kernel(arch, 'default', 'patched')), initrd,
+			    tree.logs, {})
+	runs = {c: Run('bench', (), (), arch, clocksource=c) for c in bench_report.CLOCKS}
 	keeps: Dict[Tuple[str, Optional[str]], Tuple[BootReport, Optional[tuple]]] = {}
-	for b in (b for b in boots if not b.mode):
-		log_lines, reported = boot_design(b)
-		if reported is not None:	# a dry run's is None
-			keeps[b.design, b.clock] = (reported, bench_report.causal(log_lines))
-	rounds_of = {}
-	for name, _, _ in modes(accel):
-		rounds: List[Dict[str, dict]] = [{} for _ in range(opts.bench_pairs)]
-		for b in (b for b in boots if b.mode == name):
-			log_lines, _ = boot_design(b)
-			if not ex.dry:
-				rounds[b.round][b.design] = bench_report.storm_results(log_lines, b.name)
-		rounds_of[name] = rounds
-	if ex.dry:
-		return 0
-	report = [f'## make bench: Linux {line.name} ({tree.id}), {cpus} vCPUs', '']
-	report += ['### Native, on this machine\'s cores (tests/bench/stamp_native.c)', '']
-	report += bench_native_report(native_lines)
+	for design, _ in DESIGNS:
+		for clock, r in runs.items():
+			name = f'keeps-{design}-{clock or "default"}'
+			log = os.path.join(out, name + '.log')
+			image = kernels.image(Kernel(arch, 'default', design))
+			# -a: the selftest decides the order checks on every design,
+			# base's and the mutants' alike, whatever its probe finds
+			cmdline = kernel_cmdline(r, ('-a',))
+			argv = qemu_argv(arch, image, initrd, log, r.cpus, cmdline, accel)
+			with stage(f'{line.name}: bench boot {name}'):
+				reported = boot_and_parse(argv, log, opts.boot_timeout,
+							  os.path.join(src, KUNIT_TOOL))
+			if reported is None:
+				raise HarnessError(f'{log}: the boot reported nothing')
+			why = problems(reported)
+			if why:
+				raise HarnessError(f'{log}: {why[0]}')
+			causal = bench_report.causal(file_text(log).splitlines())
+			keeps[design, clock] = (reported, causal)
+	report = [f'## make bench: Linux {line.name} ({tree.id}), {runs[None].cpus} vCPUs', '',
+		  '### Native, on this machine\'s cores (tests/bench/stamp_native.c)', '']
+	report += native_report(native_lines)
 	report += ['### In the guest', ''] + bench_report.keeps_table(keeps)
-	for name, acc, extra in modes(accel):
-		report += bench_report.storm_table(name, ' '.join([acc, *extra]), rounds_of[name],
-						   bench_report.effects(native_lines, name))
 	text = '\n'.join(report) + '\n'
 	with open(os.path.join(out, 'report.md'), 'w') as f:
 		f.write(text)
@@ -214,12 +153,3 @@ def bench(opts: Options, lines: Sequence[KernelLine], newest: KernelLine, ex: Ex
 	print('\n' + text, flush=True)
 	note(f'report: {os.path.join(out, "report.md")}')
 	return 0
-
-
-def bench_native_report(lines: List[str]) -> List[str]:
-	import contextlib
-	import io
-	buf = io.StringIO()
-	with contextlib.redirect_stdout(buf):
-		bench_native.report(bench_native.parse(lines))
-	return buf.getvalue().splitlines() + ['']

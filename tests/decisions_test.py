@@ -42,7 +42,6 @@ import harness_patches  # noqa: E402
 import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
-from bench_report_test import rates, storm_log  # noqa: E402
 from harness_test import (KUNIT_TOOL, LOGS, HarnessCase, fake_prepare, patch_with,  # noqa: E402
 			  temp_dir)
 from harness_util import HarnessError  # noqa: E402
@@ -1598,43 +1597,41 @@ class Bench(HarnessCase):
 	def parsed(self, name, timed_out=False):
 		return harness_results.parse_log(os.path.join(LOGS, name), timed_out, KUNIT_TOOL)
 
-	def kinds(self, reported, part=harness_bench.SELFTEST):
-		return [(w.kind, w.about) for w in harness_bench.problems(reported, part)]
+	def kinds(self, reported):
+		return [(w.kind, w.about) for w in harness_bench.problems(reported)]
 
 	def test_what_fails_a_bench_boot(self):
 		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log')), [])
-		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log', timed_out=True)), [('timed_out', '')])
-		self.assertEqual([k for k, _ in self.kinds(self.parsed('warning.log'))], ['kernel_report'])
-		self.assertEqual(self.kinds(self.parsed('selftest-unfinished.log')), [('part_unfinished', 'cn_proc-selftest')])
-		# A storm boot's figures are not the selftest's.
-		self.assertEqual(self.kinds(self.parsed('selftest-unfinished.log'), None), [])
+		self.assertEqual(self.kinds(self.parsed('x86_64-smp2-patched.log', timed_out=True)),
+				 [('timed_out', '')])
+		kinds = self.kinds(self.parsed('warning.log'))
+		self.assertEqual([k for k, _ in kinds], ['kernel_report'])
+		self.assertEqual(self.kinds(self.parsed('selftest-unfinished.log')),
+				 [('part_unfinished', 'cn_proc-selftest')])
 
 	def bench(self, keeps_log, ended=True):
-		"""make bench with one round a mode on a mocked tree, the boots
-		of what each design keeps writing tests/logs/KEEPS_LOG, the storm
-		boots a storm that ran; ENDED: whether boots end by themselves.
+		"""make bench on a mocked tree, every boot writing
+		tests/logs/KEEPS_LOG; ENDED: whether boots end by themselves.
 		(exit status, output); the timeouts boots got in self.timeouts."""
 		self.timeouts = []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
 
-		def boot(argv, log, timeout, ex):
+		def boot(argv, log, timeout, *_):
 			self.timeouts.append(timeout)
 			with open(log, 'w') as f:
-				if os.path.basename(log).startswith('keeps-'):
-					f.write(harness_util.file_text(os.path.join(LOGS, keeps_log)))
-				else:
-					f.writelines(storm_log(rates(1)))
+				f.write(harness_util.file_text(os.path.join(LOGS, keeps_log)))
 			return ended
-		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
+		tcg = harness_guest.TCG
+		with mock.patch.object(harness_bench, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
-		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels, ex: None), \
-		     mock.patch.object(harness_bench, 'native', lambda out, ex: []), \
-		     mock.patch.object(harness_bench, 'bench_native_report', lambda lines: []), \
-		     mock.patch.object(harness_bench, 'build_initramfs', lambda *a: 'initrd'), \
-		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
+		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda *_: None), \
+		     mock.patch.object(harness_bench, 'native', lambda out: []), \
+		     mock.patch.object(harness_bench, 'native_report', lambda lines: []), \
+		     mock.patch.object(harness_bench, 'build_initramfs', lambda *_: 'initrd'), \
+		     mock.patch.object(harness_guest, 'choose_accel', lambda *_: tcg), \
 		     mock.patch.object(harness_guest, 'boot', boot):
-			return self.harness('bench', True, BENCH_PAIRS='1', BOOT_TIMEOUT='7')
+			return self.harness('bench', True, BOOT_TIMEOUT='7')
 
 	def report(self):
 		return os.path.join(self.env['OUT'], 'bench', 'report.md')
@@ -1642,8 +1639,8 @@ class Bench(HarnessCase):
 	def test_a_bench_whose_boots_ran_reports(self):
 		status, out = self.bench('x86_64-smp2-patched.log')
 		self.assertEqual(status, 0, out)
-		# Each design on two clocksources, then each design in two modes.
-		self.assertEqual(self.timeouts, [7] * 16)
+		# Each design on two clocksources.
+		self.assertEqual(self.timeouts, [7] * 8)
 		self.assertIn('0 of 3586 processes; 0 of 32', harness_util.file_text(self.report()))
 
 	def test_a_boot_that_does_not_count_fails_bench(self):

@@ -837,8 +837,9 @@ int main(int argc, char **argv)
 		  NULL, cs, sizeof(cs));
 	hypervisor(hyp, sizeof(hyp));
 	uname(&u);
-	printf("stamp_native: cpu=\"%s\" hypervisor=%s cpus=%d,%d online=%ld kernel=%s clocksource=%s "
-	       "rounds=%d calls=%llu gap=%u trips=%llu iterations=%llu exec=%s sched=%s\n",
+	printf("stamp_native: cpu=\"%s\" hypervisor=%s cpus=%d,%d online=%ld kernel=%s "
+	       "clocksource=%s rounds=%d calls=%llu gap=%u trips=%llu iterations=%llu "
+	       "exec=%s sched=%s\n",
 	       model, hyp, cpus[0], cpus[1], sysconf(_SC_NPROCESSORS_ONLN), u.release, cs,
 	       rounds, (unsigned long long)calls, gap_steps, (unsigned long long)trips,
 	       (unsigned long long)iters, exec_path, fifo ? "fifo" : "other");
@@ -867,10 +868,12 @@ int main(int argc, char **argv)
 					stamp_ns[s][k][r] = res.ns_per_call;
 					stamp_fail[s][k][r] = res.fail_per_call;
 					stamp_overlap[s][k][r] = res.overlap;
-					printf("stamp_native: round=%d part=stamp scheme=%s threads=%d gap=%u "
-					       "ns_per_call=%.2f fail_per_call=%.4f overlap=%.3f\n",
-					       r + 1, scheme_name[s], config_threads[k], config_gap(k),
-					       res.ns_per_call, res.fail_per_call, res.overlap);
+					printf("stamp_native: round=%d part=stamp scheme=%s "
+					       "threads=%d gap=%u ns_per_call=%.2f "
+					       "fail_per_call=%.4f overlap=%.3f\n",
+					       r + 1, scheme_name[s], config_threads[k],
+					       config_gap(k), res.ns_per_call,
+					       res.fail_per_call, res.overlap);
 				}
 			}
 		}
@@ -891,7 +894,8 @@ int main(int argc, char **argv)
 				l = start_listener(counts);
 				if (!l.pid) {
 					if (listener_ok < 0)
-						printf("stamp_native: events listener=one unavailable: %s\n",
+						printf("stamp_native: events listener=one "
+						       "unavailable: %s\n",
 						       strerror(-counts->error));
 					listener_ok = 0;
 					continue;
@@ -961,10 +965,12 @@ int main(int argc, char **argv)
 				       scheme_name[s], config_threads[k], config_gap(k));
 				print_ci("extra_ns", x);
 				if (x.has_ci && ev[1].has_ci)
-					printf(" fraction=%.6f fraction_low=%.6f fraction_high=%.6f",
+					printf(" fraction=%.6f fraction_low=%.6f "
+					       "fraction_high=%.6f",
 					       x.median / ev[1].median, lo, hi);
 				else
-					printf(" fraction=%.6f fraction_low=none fraction_high=none",
+					printf(" fraction=%.6f fraction_low=none "
+					       "fraction_high=none",
 					       x.median / ev[1].median);
 				printf(" rounds=%d\n", rounds);
 			}
@@ -982,11 +988,13 @@ int main(int argc, char **argv)
 				       k == TWO_SPACED ? ", spaced" : "", sm[s][k].median,
 				       sm[s][k].lo, sm[s][k].hi, rounds);
 	if (do_transfer)
-		printf("| one line transfer between cores %d and %d, ns | %.2f | %.2f-%.2f | %d |\n",
+		printf("| one line transfer between cores %d and %d, ns | %.2f | "
+		       "%.2f-%.2f | %d |\n",
 		       cpus[0], cpus[1], tr.median, tr.lo, tr.hi, rounds);
 	if (do_events)
 		for (i = 0; i < 2 && (!i || listener_ok == 1); i++)
-			printf("| fork/exec/exit, %s listener, ns/event | %.0f | %.0f-%.0f | %d |\n",
+			printf("| fork/exec/exit, %s listener, ns/event | %.0f | "
+			       "%.0f-%.0f | %d |\n",
 			       listener_name[i], ev[i].median, ev[i].lo, ev[i].hi, rounds);
 	return 0;
 }
