@@ -15,16 +15,15 @@ import shutil
 import sys
 import textwrap
 import time
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 sys.dont_write_bytecode = True
 import harness_config  # noqa: E402
 from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, KernelLine, Option, Options, Run, load_lines,  # noqa: E402
 			    load_runs, select_boots, select_lines)
-from harness_kernel import cached_source, fetch_source  # noqa: E402
+import harness_kernel  # noqa: E402
+from harness_kernel import KUNIT_TOOL, fetch_source  # noqa: E402
 import harness_boot  # noqa: E402
-from harness_boot import KUNIT_TOOL  # noqa: E402
-from harness_plan import Cmd, Dry, Executor, Real  # noqa: E402
 import harness_results  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, file_text, note, run, stage,  # noqa: E402
@@ -41,97 +40,111 @@ def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
 		os.path.join(connector, 'event_check.c')]
 
 
-@dataclasses.dataclass(frozen=True)
-class Lines:
-	"""The kernel lines and runs of configs/, and the lines a command works
-	on, checked whole when they are loaded."""
-	every: List[KernelLine]	# configs/lines.toml's, the newest first
+@dataclasses.dataclass
+class Session:
+	"""What a command works on, resolved once in main(): its options; the
+	kernel lines and runs of configs/, checked whole when they are loaded,
+	and the lines it works on; the newest line's source, fetched once, when
+	a step first needs it."""
+	opts: Options
+	every: List[KernelLine]		# configs/lines.toml's, the newest first
 	chosen: List[KernelLine]	# --kernel's (or --ksrc's)
-	runs: List[Run]		# configs/runs.toml's
+	runs: List[Run]			# configs/runs.toml's
+	_source: str = ''
 
 	@classmethod
-	def load(cls, opts: Options) -> 'Lines':
+	def load(cls, opts: Options, lines_opts: Optional[Options] = None) -> 'Session':
+		"""LINES_OPTS, where given, choose the lines instead of OPTS."""
 		every = load_lines()
-		return cls(every, select_lines(opts, every), load_runs(every))
+		return cls(opts, every, select_lines(lines_opts or opts, every), load_runs(every))
 
 	@property
 	def newest(self) -> KernelLine:
 		return self.every[0]
 
-	def boots(self, opts: Options) -> Dict[str, List[Boot]]:
+	def boots(self) -> Dict[str, List[Boot]]:
 		"""The boots of the chosen lines that --runs and --arch select."""
-		return select_boots(self.runs, self.chosen, opts)
+		return select_boots(self.runs, self.chosen, self.opts)
 
+	def source(self) -> str:
+		"""The newest line's pristine source (harness_kernel.newest_source()),
+		fetched the first time."""
+		if not self._source:
+			self._source = harness_kernel.newest_source(self.opts, self.chosen, self.newest)
+		return self._source
 
-def newest_source(opts: Options, lines: Lines, ex: Executor) -> str:
-	"""The newest line's pristine source (harness_boot.newest_source())."""
-	return harness_boot.newest_source(opts, lines.chosen, lines.newest, ex)
+	def ktap_tool(self) -> str:
+		"""The newest line's tools/testing/kunit, whose kunit_parser reads
+		KTAP (harness_results.parse_log())."""
+		return os.path.join(self.source(), KUNIT_TOOL)
 
-
-def cached_newest_source(opts: Options, lines: Lines) -> str:
-	"""The newest line's pristine source from KSRC or the cache, '' if it
-	is in neither (nothing is fetched)."""
-	if opts.ksrc and lines.chosen[0].name == lines.newest.name:
-		return os.path.realpath(opts.ksrc)
-	return cached_source(lines.newest) or ''
+	def cached_source(self) -> str:
+		"""The newest line's source from KSRC or the cache, '' if it is in
+		neither (nothing is fetched)."""
+		if self.opts.ksrc and self.chosen[0].name == self.newest.name:
+			return os.path.realpath(self.opts.ksrc)
+		return harness_kernel.cached_source(self.newest) or ''
 
 
 # The commands' handlers, as kunit.py's: typed inputs handed to the module
 # that does the work; 0 if the command passed.
 
-def boot_test_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return harness_boot.boot_test(opts, lines.chosen, lines.boots(opts), lines.newest, ex)
+def boot_test_handler(s: Session) -> int:
+	return harness_boot.boot_test(s.opts, s.chosen, s.boots(), s.source())
 
 
-def target_boots(lines: Lines, name: str, run: str, variant: str) -> Tuple[KernelLine, List[Boot]]:
+def target_boots(s: Session, name: str, run: str, variant: str) -> Tuple[KernelLine, List[Boot]]:
 	"""The line and the boots (one) of LINE RUN VARIANT, as boot and parse
 	name them."""
-	line = [l for l in lines.every if l.name == name]
+	line = [l for l in s.every if l.name == name]
 	if not line:
-		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in lines.every)}')
-	runs = [r.name for r in lines.runs if name in r.lines]
+		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in s.every)}')
+	runs = [r.name for r in s.runs if name in r.lines]
 	if run not in runs:
-		raise HarnessError(f'no run {run} of Linux {name} in configs/runs.toml; its runs: {" ".join(runs)}')
-	boots = [b for b in select_boots(lines.runs, line, Options(runs=(run,)))[name] if b.variant == variant]
+		raise HarnessError(f'no run {run} of Linux {name} in configs/runs.toml; '
+				   f'its runs: {" ".join(runs)}')
+	boots = [b for b in select_boots(s.runs, line, Options(runs=(run,)))[name]
+		 if b.variant == variant]
 	if not boots:
 		raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
 	return line[0], boots
 
 
-def boot_handler(opts: Options, lines: Lines, ex: Executor, name: str, run: str, variant: str) -> int:
+def boot_handler(s: Session, name: str, run: str, variant: str) -> int:
 	"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
-	line, boots = target_boots(lines, name, run, variant)
-	return harness_boot.boot_one(opts, line, boots, lines.chosen, lines.newest, ex)
+	line, boots = target_boots(s, name, run, variant)
+	return harness_boot.boot_one(s.opts, line, boots, s.source())
 
 
-def parse_handler(opts: Options, lines: Lines, ex: Executor, log: str, name: str, run: str, variant: str) -> int:
+def parse_handler(s: Session, log: str, name: str, run: str, variant: str) -> int:
 	"""parse LOG LINE RUN VARIANT: a saved serial log judged as the boot of
 	LINE RUN VARIANT (with --selftest-args) judges it, booting nothing."""
-	_, boots = target_boots(lines, name, run, variant)
+	_, boots = target_boots(s, name, run, variant)
 	if not os.path.isfile(log):
 		raise HarnessError(f'{log}: no such file')
-	return harness_boot.parse_one(opts, boots[0], log, lines.chosen, lines.newest, ex)
+	return harness_boot.parse_one(s.opts, boots[0], log, s.ktap_tool())
 
 
-def check_options_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	lines.boots(opts)
+def check_options_handler(s: Session) -> int:
+	s.boots()
 	return 0
 
 
-def static_checks_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def static_checks_handler(s: Session) -> int:
 	from harness_static import StaticChecks
-	return harness_boot.each_line(lines.chosen, 'static checks',
-				      lambda line: StaticChecks(line, opts, lines.newest.name, ex).run_all(), ex)
+	return harness_boot.each_line(s.chosen, 'static checks',
+				      lambda line: StaticChecks(line, s.opts, s.newest.name).run_all())
 
 
-def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False) -> int:
+def unit_tests(s: Session, required: bool = False) -> int:
 	"""The selftest's host test, the harness's unit tests, its mutants
 	held against the code, mypy, shellcheck.
 	What needs the newest line's source (the kselftest headers,
 	kunit_parser) takes it from KSRC or the cache, where make check
 	(REQUIRED) has fetched it; make unit-tests alone fetches nothing and
 	says SKIPPED, with the count, for what it cannot run."""
-	src = newest_source(opts, lines, ex) if required else cached_newest_source(opts, lines)
+	opts = s.opts
+	src = s.source() if required else s.cached_source()
 	skipped = []
 	with stage('selftest checks on crafted streams'):
 		if not src:
@@ -143,7 +156,8 @@ def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False
 			run(selftest_host_test_argv(os.path.join(src, 'tools/testing/selftests'), work))
 			run([os.path.join(work, 'event_check_test')])
 	with stage('the harness, the log parser, litmus and bench reports (unittest)'):
-		env = {'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
+		env = {'PYTHONDONTWRITEBYTECODE': '1',
+		       'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
 		log = os.path.join(opts.out, 'logs', 'unit-tests.log')
 		run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(TOP, 'tests'),
 		     '-p', '*_test.py'], env=env, log=log, what='the unit tests')
@@ -151,7 +165,8 @@ def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False
 		note(' '.join(summary[-3:]))
 		n = re.search(r'skipped=(\d+)', summary[-1] if summary else '')
 		if n and required:
-			raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): make check skips none')
+			raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): '
+					   'make check skips none')
 		if n:
 			skipped.append(f'{n.group(1)} unit tests')
 	with stage('the mutants of tests/harness-mutants.toml fit the code'):
@@ -165,101 +180,97 @@ def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False
 	with stage('shellcheck'):
 		run(['shellcheck', '-x', *shell_scripts()])
 	if skipped:
-		print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {lines.newest.name} and no '
-		      f'{lines.newest.package} in the cache (make check fetches it)', flush=True)
+		print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {s.newest.name} '
+		      f'and no {s.newest.package} in the cache (make check fetches it)', flush=True)
 	print('unit tests: passed', flush=True)
 	return 0
 
 
-def unit_tests_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return unit_tests(opts, lines, ex)
+def unit_tests_handler(s: Session) -> int:
+	return unit_tests(s)
 
 
-def file_diffs(opts: Options, lines: Lines, check: bool) -> int:
+def file_diffs(s: Session, check: bool) -> int:
 	import harness_diffs
-	return harness_diffs.file_diffs(lines.newest, fetch_source(lines.newest, opts), check)
+	return harness_diffs.file_diffs(s.newest, fetch_source(s.newest, s.opts), check)
 
 
-def file_diffs_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return file_diffs(opts, lines, check=False)
+def file_diffs_handler(s: Session) -> int:
+	return file_diffs(s, check=False)
 
 
-def check_file_diffs_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return file_diffs(opts, lines, check=True)
+def check_file_diffs_handler(s: Session) -> int:
+	return file_diffs(s, check=True)
 
 
-def mails_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def mails_handler(s: Session) -> int:
 	"""The newest line's series as mails in the poster's name
 	(harness_mails.py), whose identity is refused before anything is
 	fetched."""
 	import harness_mails
 	poster = harness_mails.the_poster()
-	if opts.ksrc:
-		base = harness_mails.poster_tree(opts.ksrc, lines.newest)
+	if s.opts.ksrc:
+		base = harness_mails.poster_tree(s.opts.ksrc, s.newest)
 	else:
-		base = harness_mails.debian_repo(newest_source(opts, lines, ex))
-	return harness_mails.mails(lines.newest, base, opts.out, poster)
+		base = harness_mails.debian_repo(s.source())
+	return harness_mails.mails(s.newest, base, s.opts.out, poster)
 
 
-def mails_check_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def mails_check_handler(s: Session) -> int:
 	"""make mails with a test identity on a git tree made of the newest
-	line's Debian source and one later commit (harness_mails.py)."""
+	line's Debian source (never KSRC) and one later commit
+	(harness_mails.py)."""
 	import harness_mails
-	src = harness_boot.newest_source(Options(out=opts.out), lines.every, lines.newest, ex)
-	return harness_mails.check_on_git_tree(lines.newest, src, opts.out)
+	src = fetch_source(s.newest, s.opts)
+	return harness_mails.check_on_git_tree(s.newest, src, s.opts.out)
 
 
-def kunit_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def kunit_handler(s: Session) -> int:
 	import harness_kunit
-	return harness_kunit.kunit(opts, lines.newest, ex)
+	return harness_kunit.kunit(s.opts, s.newest)
 
 
-def litmus_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	"""litmus.py run, which prints each herd7 command as it runs it,
-	on the newest line's memory model."""
-	tree = newest_source(opts, lines, ex)
-	with ex.stage('litmus tests (herd7)'):
-		return ex.run(Cmd.of([sys.executable, os.path.join(SCRIPTS, 'litmus.py'), 'run', '--tree', tree,
-				      '--jobs', str(opts.jobs)], check=False)).returncode
+def litmus_handler(s: Session) -> int:
+	"""litmus.py run, which prints each herd7 command as it runs it, on
+	the newest line's memory model."""
+	import litmus
+	tree = s.source()
+	with stage('litmus tests (herd7)'):
+		return litmus.main(['run', '--tree', tree, '--jobs', str(s.opts.jobs)])
 
 
-def check_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def check_handler(s: Session) -> int:
 	"""Each step in turn, the first that fails ends it; the time of
 	every stage at the end, passed or not."""
+	opts = s.opts
 	start = time.monotonic()
-	lines.boots(opts)	# the selection, checked before anything is fetched
-	if ex.dry:
-		for name, step in check_steps():
-			print(f'# make check: {name}', flush=True)
-			if name in DRY_RUN_STEPS:
-				step(opts, lines, ex)
-		return 0
+	s.boots()	# the selection, checked before anything is fetched
 	try:
 		for name, step in check_steps():
 			with stage(f'make check: {name}'):
-				if step(opts, lines, ex) != 0:
+				if step(s) != 0:
 					raise HarnessError(f'make check: {name} failed')
 	finally:
 		print('\nstage times:\n' + '\n'.join(stage_summary()), flush=True)
-	s = int(time.monotonic() - start)
+	secs = int(time.monotonic() - start)
 	what = ' '.join(filter(None, [f'KERNEL={opts.kernel or "all"}',
 				      f'KSRC={opts.ksrc}' if opts.ksrc else '',
 				      f'RUNS={" ".join(opts.runs)}' if opts.runs else '',
 				      f'ARCH={opts.arch}' if opts.arch else '']))
-	msg = f'make check ({what}): passed in {s // 60}m{s % 60}s'
+	msg = f'make check ({what}): passed in {secs // 60}m{secs % 60}s'
 	print(msg, flush=True)
 	with open(os.path.join(opts.out, 'check.time'), 'w') as f:
 		f.write(msg + '\n')
 	return 0
 
 
-Handler = Callable[[Options, Lines, Executor], int]
+Handler = Callable[[Session], int]
 
 
 def check_steps() -> List[Tuple[str, Handler]]:
 	"""make check's steps, in order: (name, the step)."""
-	return [('per-file diffs', lambda opts, lines, ex: file_diffs(opts, lines, check=True)),
-		('unit tests', lambda opts, lines, ex: unit_tests(opts, lines, ex, required=True)),
+	return [('per-file diffs', lambda s: file_diffs(s, check=True)),
+		('unit tests', lambda s: unit_tests(s, required=True)),
 		('mails', mails_check_handler),
 		('static checks', static_checks_handler),
 		('litmus tests', litmus_handler),
@@ -267,10 +278,11 @@ def check_steps() -> List[Tuple[str, Handler]]:
 		('boot test', boot_test_handler)]
 
 
-def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def results_handler(s: Session) -> int:
+	opts = s.opts
 	commit = os.path.join(opts.out, 'commit')
 	tables = []
-	for line in lines.every:
+	for line in s.every:
 		d = os.path.join(opts.out, line.name, 'results')
 		# The default architecture's table first.
 		for name in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda n: (n != DEFAULT_ARCH + '.md', n)):
@@ -315,19 +327,18 @@ def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	return 0
 
 
-def mutation_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def mutation_handler(s: Session) -> int:
 	"""Each mutant of tests/harness-mutants.toml (those --mutants selects)
 	alone against the unit tests; the newest line's kunit_parser is
 	required (fetched)."""
 	import harness_mutation
-	mutants = harness_mutation.select(harness_mutation.load_mutants(), opts.mutants)
-	src = newest_source(opts, lines, ex)
-	return harness_mutation.mutation(os.path.join(src, KUNIT_TOOL), opts.jobs, mutants)
+	mutants = harness_mutation.select(harness_mutation.load_mutants(), s.opts.mutants)
+	return harness_mutation.mutation(s.ktap_tool(), s.opts.jobs, mutants)
 
 
-def bench_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def bench_handler(s: Session) -> int:
 	import harness_bench
-	return harness_bench.bench(opts, lines.chosen, lines.newest, ex)
+	return harness_bench.bench(s.opts, s.chosen, s.newest)
 
 
 def shell_scripts() -> List[str]:
@@ -335,9 +346,6 @@ def shell_scripts() -> List[str]:
 		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', '.ci/run')]
 
 
-# make check's steps that build or boot, which --dry-run shows; the
-# others (per-file diffs, unit tests, mails) build and boot nothing.
-DRY_RUN_STEPS = ('static checks', 'litmus tests', 'kunit.py', 'boot test')
 # Each command: what runs it, what it does. The options each takes are
 # harness_config.OPTIONS'.
 COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
@@ -495,16 +503,15 @@ def main(argv: List[str]) -> int:
 		harness_util.COMMANDS_LOG = os.path.join(opts.out, 'logs', 'commands.log')
 		# make mails' KSRC is the poster's git tree, of the newest line's
 		# version or newer (harness_mails.poster_tree()), not a line's.
-		lines = Lines.load(dataclasses.replace(opts, ksrc='') if args.command == 'mails' else opts)
-		# What runs the commands: the real run's or the dry run's executor.
-		ex = Dry() if opts.dry_run else Real()
+		session = Session.load(opts, dataclasses.replace(opts, ksrc='')
+				       if args.command == 'mails' else None)
 		os.makedirs(os.path.join(opts.out, 'logs'), exist_ok=True)
 		handler = COMMANDS[args.command][0]
 		if args.command == 'boot':
-			return handler(opts, lines, ex, args.line, args.run, args.variant)
+			return handler(session, args.line, args.run, args.variant)
 		if args.command == 'parse':
-			return handler(opts, lines, ex, args.log, args.line, args.run, args.variant)
-		return handler(opts, lines, ex)
+			return handler(session, args.log, args.line, args.run, args.variant)
+		return handler(session)
 	except HarnessError as e:
 		print(f'error: {e}', file=sys.stderr, flush=True)
 		return 1

@@ -18,10 +18,11 @@ Every rule about these (defaults, syntax, what goes with what) is here.
 
 import argparse
 import dataclasses
-import importlib.util
+import functools
 import os
 import re
 import tomllib
+import types
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from harness_arch import Arch, Kernel
@@ -39,14 +40,20 @@ DEFAULT_ARCH = 'x86_64'
 
 
 def load_arch(name: str) -> Arch:
+	"""configs/arch/NAME.py's Arch, checked; the file is executed once a
+	process (for each content it has), every caller sharing its Arch."""
 	path = os.path.join(CONFIGS, 'arch', name + '.py')
 	if not re.fullmatch(r'[a-z0-9_]+', name) or not os.path.isfile(path):
 		raise HarnessError(f'no architecture {name}: no configs/arch/{name}.py')
-	spec = importlib.util.spec_from_file_location(f'arch_{name}', path)
-	if spec is None or spec.loader is None:
-		raise HarnessError(f'configs/arch/{name}.py: not loadable as a module')
-	mod = importlib.util.module_from_spec(spec)
-	spec.loader.exec_module(mod)
+	return _arch_of(name, path, file_text(path))
+
+
+@functools.cache
+def _arch_of(name: str, path: str, text: str) -> Arch:
+	"""The Arch of configs/arch/NAME.py, PATH, whose content is TEXT."""
+	mod = types.ModuleType(f'arch_{name}')
+	mod.__file__ = path
+	exec(compile(text, path, 'exec'), mod.__dict__)
 	arch = getattr(mod, 'ARCH', None)
 	if not isinstance(arch, Arch):
 		raise HarnessError(f'configs/arch/{name}.py: no ARCH = Arch(...)')
@@ -285,7 +292,6 @@ class Options:
 	bench_cpus: int = 2
 	storm_args: Tuple[str, ...] = ('-w', '4', '-t', '3', '-r', '3')
 	mutants: Tuple[str, ...] = ()	# words each mutant make mutation runs has in its what; () is every mutant
-	dry_run: bool = False
 	no_cache: bool = False
 	verbose: bool = False
 
@@ -342,7 +348,6 @@ class Option:
 
 # The commands that take an option, where not every one does.
 BOOTING_COMMANDS = ('boot-test', 'check', 'check-options')
-DRY_RUN_COMMANDS = ('boot-test', 'boot', 'check', 'static-checks', 'litmus', 'kunit', 'bench')
 # The commands that build with make -j, and those that stage the guest's clients.
 JOBS_COMMANDS = BOOTING_COMMANDS + ('boot', 'static-checks', 'litmus', 'kunit', 'mutation', 'bench')
 CLIENTS_COMMANDS = BOOTING_COMMANDS + ('boot', 'bench')
@@ -383,8 +388,6 @@ OPTIONS = (
 	Option('mutants', 'WORDS', '"kunit cache"',
 	       "only the mutants of tests/harness-mutants.toml whose what has each of these words (in any case), "
 	       "as a change's own; every one by default", words, ('mutation',)),
-	Option('dry_run', '', '1', 'print every make, kunit.py and QEMU command line it would run, run none',
-	       switch, DRY_RUN_COMMANDS),
 	Option('no_cache', '', '1',
 	       'use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, herd7 and '
 	       'guest program again, each replacing its entry', switch, but=('results',)),

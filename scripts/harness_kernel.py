@@ -28,10 +28,9 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 from harness_arch import Arch, Kernel
 from harness_config import (CONFIGS, KernelLine, Options, base_patches, required_mutant_patch,
 			    series_patches)
-from harness_plan import REAL, Cmd, Executor
-from harness_stage import debs_argv
+import harness_util
 from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
-			  cache_path, cache_put, file_id, file_text, note, output, run)
+			  cache_path, cache_put, debs_argv, file_id, file_text, note, output, run, stage)
 
 # The series' helper, whose instructions a build keeps beside the image
 # (tests/litmus/ models arm64's), with those of the out-of-line atomics it
@@ -86,14 +85,14 @@ class Tree:
 		self._source: Optional[str] = None
 		os.makedirs(self.logs, exist_ok=True)
 
-	def source(self, ex: Executor = REAL) -> str:
+	def source(self) -> str:
 		"""The pristine source the tree is copied from: KSRC, or the
 		package's, fetched and unpacked into the cache by scripts/source.sh."""
 		if self._source is None:
 			if self.opts.ksrc:
 				self._source = os.path.realpath(self.opts.ksrc)
 			else:
-				self._source = fetch_source(self.line, self.opts, ex)
+				self._source = fetch_source(self.line, self.opts)
 		return self._source
 
 	def source_id(self) -> str:
@@ -113,42 +112,39 @@ class Tree:
 	def id(self) -> str:
 		return file_text(os.path.join(self.line_out, 'tree.id')).strip()
 
-	def prepare(self, ex: Executor = REAL) -> None:
+	def prepare(self) -> None:
 		"""A fresh copy of the pristine source, unless the tree is one of
-		the same source already (a dry run: a fresh copy, made by cp -al)."""
-		src = self.source(ex)
+		the same source already."""
+		src = self.source()
 		id_file = os.path.join(self.line_out, 'tree.id')
 		tmp = self.path + '.tmp'
-		if ex.dry:
-			ex.comment(f'{self.path}: a copy of {src}, unless it is one already')
-		else:
-			sid = self.source_id()
-			fresh = self.opts.no_cache and self.path not in _made_afresh
-			if not fresh and os.path.isdir(self.path) and os.path.isfile(id_file) and \
-			   file_text(id_file).strip() == sid:
-				return
-			_made_afresh.add(self.path)
-			for d in (self.path, tmp, os.path.join(self.line_out, 'build'), os.path.join(self.line_out, 'kernels')):
-				shutil.rmtree(d, ignore_errors=True)
-			if os.path.exists(id_file):
-				os.remove(id_file)
-			os.makedirs(tmp)
+		sid = self.source_id()
+		fresh = self.opts.no_cache and self.path not in _made_afresh
+		if not fresh and os.path.isdir(self.path) and os.path.isfile(id_file) and \
+		   file_text(id_file).strip() == sid:
+			return
+		_made_afresh.add(self.path)
+		for d in (self.path, tmp, os.path.join(self.line_out, 'build'),
+			  os.path.join(self.line_out, 'kernels')):
+			shutil.rmtree(d, ignore_errors=True)
+		if os.path.exists(id_file):
+			os.remove(id_file)
+		os.makedirs(tmp)
 		if self.opts.ksrc:
 			# A copy the user's tree cannot be reached through.
-			ex.run(Cmd.of(['bash', '-o', 'pipefail', '-c',
-				       f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc --exclude=./patches -cf - . '
-				       f'| tar -C {shlex.quote(tmp)} -xf -'], what=f'copying {src}'))
-			# A dry run: as if the copy had a .config.
-			if ex.dry or any(os.path.exists(os.path.join(tmp, f)) for f in ('.config', 'include/config/auto.conf')):
-				ex.run(Cmd.of(['make', '-C', tmp, '-s', 'mrproper']))
-		elif ex.run(Cmd.of(['cp', '-al', src + '/.', tmp], check=False)).returncode != 0:
+			harness_util.run(['bash', '-o', 'pipefail', '-c',
+			     f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc --exclude=./patches '
+			     f'-cf - . | tar -C {shlex.quote(tmp)} -xf -'], what=f'copying {src}')
+			if any(os.path.exists(os.path.join(tmp, f))
+			       for f in ('.config', 'include/config/auto.conf')):
+				harness_util.run(['make', '-C', tmp, '-s', 'mrproper'])
+		elif harness_util.run(['cp', '-al', src + '/.', tmp], check=False).returncode != 0:
 			note('cannot hard-link the source (another file system?): copying it')
 			shutil.rmtree(tmp)
-			ex.run(Cmd.of(['cp', '-a', src, tmp]))
-		if not ex.dry:
-			os.rename(tmp, self.path)
-			with open(id_file, 'w') as f:
-				f.write(sid + '\n')
+			harness_util.run(['cp', '-a', src, tmp])
+		os.rename(tmp, self.path)
+		with open(id_file, 'w') as f:
+			f.write(sid + '\n')
 
 	def _quilt(self, *args: str, check: bool = True, log: Optional[str] = None) -> subprocess.CompletedProcess:
 		return run(['quilt', *args], cwd=self.path, check=check, log=log,
@@ -334,32 +330,41 @@ def source_argv(deb: str, dest: str) -> List[str]:
 	return [os.path.join(SCRIPTS, 'source.sh'), deb, dest]
 
 
-def fetch_source(line: KernelLine, opts: Options, ex: Executor = REAL) -> str:
+def fetch_source(line: KernelLine, opts: Options) -> str:
 	"""The line's pristine source: its Debian package (scripts/debs.sh)
 	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
-	package's name and SHA256 (a dry run: not in the cache)."""
-	proc = ex.run(Cmd.of(debs_argv(line.suite, line.package), capture='stdout', check=False,
-			     env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
-			     dry_stdout=f'{line.package}_VERSION_all.deb\n'))
+	package's name and SHA256."""
+	proc = harness_util.run(debs_argv(line.suite, line.package), capture='stdout', check=False,
+		   env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 	if proc.returncode or len(proc.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	deb = proc.stdout.split()[0]
-	if ex.dry:
-		ex.comment(f'{line.package}: unpacked into the cache, unless it is there')
-		tmp = os.path.join(cache_dir(), 'src', 'KEY')
-		ex.run(Cmd.of(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}'))
-		return tmp
 	key = cache_key(file_id(deb))
 	found = cache_path('src', key)
 	if found:
 		return found
 	tmp = cache_new('src', key)
 	try:
-		ex.run(Cmd.of(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}'))
+		harness_util.run(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}')
 	except BaseException:
 		shutil.rmtree(tmp, ignore_errors=True)
 		raise
 	return cache_adopt(tmp, 'src', key)
+
+
+# Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
+KUNIT_TOOL = 'tools/testing/kunit'
+
+
+def newest_source(opts: Options, chosen: Sequence[KernelLine], newest: KernelLine) -> str:
+	"""The newest line's pristine source, where KTAP's parser
+	(KUNIT_TOOL), the kselftest headers and build system and the memory
+	model come from: KSRC if it is that line (the first of CHOSEN, the
+	lines the command works on), else the Debian package's in the cache,
+	fetched."""
+	if opts.ksrc and chosen[0].name == newest.name:
+		return os.path.realpath(opts.ksrc)
+	return fetch_source(newest, opts)
 
 
 def cached_source(line: KernelLine) -> Optional[str]:
@@ -418,24 +423,19 @@ def config_id(tree_id: str, arch: Arch, frags: Sequence[str]) -> str:
 			 *(make_argv_id(arch, t) for t in CONFIG_TARGETS), MERGE_CONFIG)
 
 
-def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str, jobs: int,
-	      ex: Executor = REAL) -> None:
+def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str,
+	      jobs: int) -> None:
 	"""tinyconfig plus FRAGS into BUILD/.config, replaced only when it
 	changes (so a rerun rebuilds nothing); every option the fragments ask
 	for must survive olddefconfig. The .config is cached under the key of
-	what it is made from, so that a second clone configures nothing (a dry
-	run: not in the cache)."""
-	if ex.dry:
-		ex.comment(f'{arch.name}: the .config from the cache, else')
-		make_config(tree.path, build + '.config', arch, frags, log, jobs, ex)
-		return
+	what it is made from, so that a second clone configures nothing."""
 	key = config_id(tree.id, arch, frags)
 	scratch = build + '.config'
 	os.makedirs(build, exist_ok=True)
 	if cache_get('configs', key, scratch):
 		note(f'{arch.name} .config from the cache ({key})')
 	else:
-		make_config(tree.path, scratch, arch, frags, log, jobs, ex)
+		make_config(tree.path, scratch, arch, frags, log, jobs)
 		cache_put(scratch, 'configs', key)
 	new, old = os.path.join(scratch, '.config'), os.path.join(build, '.config')
 	if not os.path.isfile(old) or file_text(old) != file_text(new):
@@ -456,17 +456,15 @@ def config_argvs(tree: str, scratch: str, arch: Arch, frags: Sequence[str], jobs
 		kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[1])]
 
 
-def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str, jobs: int,
-		ex: Executor = REAL) -> None:
+def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str,
+		jobs: int) -> None:
 	"""SCRATCH/.config (and nothing else there) from tinyconfig and FRAGS,
 	checked option by option."""
-	if not ex.dry:
-		shutil.rmtree(scratch, ignore_errors=True)
-		os.makedirs(scratch)
-	for argv, suffix in zip(config_argvs(tree, scratch, arch, frags, jobs), ('.tinyconfig', '.merge', '')):
-		ex.run(Cmd.of(argv, log=log + suffix))
-	if ex.dry:
-		return
+	shutil.rmtree(scratch, ignore_errors=True)
+	os.makedirs(scratch)
+	argvs = config_argvs(tree, scratch, arch, frags, jobs)
+	for argv, suffix in zip(argvs, ('.tinyconfig', '.merge', '')):
+		harness_util.run(argv, log=log + suffix)
 	config = file_text(os.path.join(scratch, '.config'))
 	lost = lost_options(kunit_config(tree), frags, config)
 	if lost:
@@ -589,10 +587,10 @@ class Kernels:
 			parts.append(file_text(required_mutant_patch(k.variant, self.opts.out)))
 		return cache_key(*parts)
 
-	def configure(self, arch: Arch, flavour: str, ex: Executor) -> None:
+	def configure(self, arch: Arch, flavour: str) -> None:
 		frags = config_fragments(self.opts, arch, flavour, self.extra_fragments(arch))
 		configure(self.tree, self.build_dir(arch, flavour), arch, frags,
-			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'), self.opts.jobs, ex)
+			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'), self.opts.jobs)
 
 	def fetch_cached(self, k: Kernel) -> bool:
 		"""The image is there and up to date, or is copied whole from the
@@ -613,16 +611,14 @@ class Kernels:
 		return kmake_argv(self.tree.path, self.build_dir(arch, flavour), arch, self.opts.jobs,
 				  os.path.basename(arch.kernel_path))
 
-	def build(self, k: Kernel, ex: Executor) -> None:
+	def build(self, k: Kernel) -> None:
 		"""Build the image (the tree is at its variant) and cache it, with
 		the disassembly of the series' helper where there is one."""
 		arch = k.arch
 		build = self.build_dir(arch, k.flavour)
 		log = os.path.join(self.tree.logs, f'build-{arch.name}-{k.flavour}-{k.variant}.log')
-		ex.run(Cmd.of(self.build_argv(arch, k.flavour), log=log,
-			      what=f'{self.tree.line.name} {k} kernel build'))
-		if ex.dry:
-			return
+		harness_util.run(self.build_argv(arch, k.flavour), log=log,
+				 what=f'{self.tree.line.name} {k} kernel build')
 		objs = len(re.findall(r'^  (CC|AS|LD|AR) ', file_text(log), re.M))
 		note(f'{self.tree.line.name} {k}: {objs} objects rebuilt')
 		d = self.image_dir(k)
@@ -637,23 +633,20 @@ class Kernels:
 			f.write(key + '\n')
 		cache_put(d, 'kernels', key)
 
-	def ensure(self, kernels: Iterable[Kernel], ex: Executor) -> None:
+	def ensure(self, kernels: Iterable[Kernel]) -> None:
 		"""Configure and build what is missing: base first, then the series,
-		then each mutant, so the tree moves as little as it can (a dry
-		run: none is built or in the cache)."""
+		then each mutant, so the tree moves as little as it can."""
 		kernels = build_order(kernels)
 		line = self.tree.line.name
 		for arch, flavour in dict.fromkeys((k.arch, k.flavour) for k in kernels):
-			with ex.stage(f'{line}: config {arch.name} {flavour}'):
-				self.configure(arch, flavour, ex)
+			with stage(f'{line}: config {arch.name} {flavour}'):
+				self.configure(arch, flavour)
 		for k in kernels:
-			if not ex.dry and self.fetch_cached(k):
+			if self.fetch_cached(k):
 				continue
-			with ex.stage(f'{line}: tree at {k.variant}'):
-				if not ex.dry:
-					self.tree.move_to(k.variant)
-			with ex.stage(f'{line}: build {k} kernel'):
-				self.build(k, ex)
-		with ex.stage(f'{line}: tree at patched'):
-			if not ex.dry:
-				self.tree.patched()
+			with stage(f'{line}: tree at {k.variant}'):
+				self.tree.move_to(k.variant)
+			with stage(f'{line}: build {k} kernel'):
+				self.build(k)
+		with stage(f'{line}: tree at patched'):
+			self.tree.patched()

@@ -21,8 +21,9 @@ from typing import List, Sequence
 from harness_arch import Arch
 from harness_config import KernelLine, Options, kunit_cases, load_arch, series_patches
 from harness_kernel import Kernels, Tree, kunit_config
-from harness_plan import Cmd, Executor
-from harness_util import HarnessError, cache_get, cache_key, cache_put, file_text, note, output
+import harness_util
+from harness_util import (HarnessError, cache_get, cache_key, cache_put, file_text, note, output,
+			  stage)
 
 # kunit.py's arguments: the maintainers' --kunitconfig, on x86_64 with two
 # CPUs (CONFIG_SMP is not x86's default), where UML's one CPU makes the
@@ -96,7 +97,7 @@ def missing_from_boot_config(kunitconfig: str, boot_config: str, kconfig: types.
 	return sorted(str(e) for e in set(want.as_entries()) - set(have.as_entries()))
 
 
-def kunit(opts: Options, line: KernelLine, ex: Executor) -> int:
+def kunit(opts: Options, line: KernelLine) -> int:
 	"""kunit.py run on LINE's patched tree in the boot test's x86_64 build
 	directory: the result is kunit.py's, and every case the series adds
 	must have run, none skipped (kunit_unrun()). The run's output is cached
@@ -111,18 +112,12 @@ def kunit(opts: Options, line: KernelLine, ex: Executor) -> int:
 	argv = kunit_argv(kunit_py, boot_config, build, opts.jobs)
 	qemu = os.path.join(opts.out, 'kunit-qemu')
 	env = {'PATH': qemu + os.pathsep + os.environ.get('PATH', '')}
-	with ex.stage(f'{line.name}: tree'):
-		tree.prepare(ex)
-	with ex.stage(f'{line.name}: config {arch.name} {KUNIT_FLAVOUR}'):
-		kernels.configure(arch, KUNIT_FLAVOUR, ex)
-	with ex.stage(f'{line.name}: tree at patched'):
-		if not ex.dry:
-			tree.patched()
-	if ex.dry:
-		ex.comment(f'{build}/.config copied to {boot_config}; kunit.py run unless the cache has its run; '
-			   f'{qemu}/{KUNIT_QEMU}: QEMU without -accel kvm and hvf')
-		ex.run(Cmd.of(argv, cwd=tree.path, env=env, check=False))
-		return 0
+	with stage(f'{line.name}: tree'):
+		tree.prepare()
+	with stage(f'{line.name}: config {arch.name} {KUNIT_FLAVOUR}'):
+		kernels.configure(arch, KUNIT_FLAVOUR)
+	with stage(f'{line.name}: tree at patched'):
+		tree.patched()
 	os.makedirs(os.path.dirname(boot_config), exist_ok=True)
 	shutil.copy(os.path.join(build, '.config'), boot_config)
 	missing = missing_from_boot_config(file_text(os.path.join(tree.path, 'kernel/time/.kunitconfig')), boot_config,
@@ -135,12 +130,14 @@ def kunit(opts: Options, line: KernelLine, ex: Executor) -> int:
 	fresh = not cache_get('kunit', key, saved)
 	if not fresh:
 		note(f'kunit.py run: from the cache ({key}); its kernel output read again by kunit.py parse')
-		with ex.stage('kunit.py parse'):
-			proc = ex.run(Cmd.of([kunit_py, 'parse', os.path.join(saved, 'test.log')], check=False, cwd=tree.path))
+		with stage('kunit.py parse'):
+			proc = harness_util.run([kunit_py, 'parse', os.path.join(saved, 'test.log')], check=False,
+				   cwd=tree.path)
 	else:
 		tcg_qemu(qemu)
-		with ex.stage(f'{line.name}: kunit.py run {" ".join(KUNIT_ARGS)}, the boot test\'s {arch.name} .config'):
-			proc = ex.run(Cmd.of(argv, check=False, cwd=tree.path, env=env))
+		with stage(f'{line.name}: kunit.py run {" ".join(KUNIT_ARGS)}, '
+			   f'the boot test\'s {arch.name} .config'):
+			proc = harness_util.run(argv, check=False, cwd=tree.path, env=env)
 		shutil.rmtree(saved, ignore_errors=True)
 		os.makedirs(saved)
 		if os.path.isfile(os.path.join(build, 'test.log')):

@@ -25,7 +25,6 @@ the key of its programs' packages, so that a rerun asks debs.sh for them
 and unpacks nothing when none changed.
 """
 
-import contextlib
 import dataclasses
 import hashlib
 import os
@@ -33,13 +32,15 @@ import re
 import shutil
 import struct
 import tempfile
-from typing import Callable, ContextManager, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch
 from harness_config import Options
-from harness_plan import REAL, Cmd, Executor
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text, note,
-			  output)
+import harness_util
+# debs_argv: harness_static's import of it from here, until it takes it
+# from harness_util.
+from harness_util import (TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put,
+			  debs_argv as debs_argv, file_text, note, output)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,18 +97,15 @@ TOOLS = Fragment('guest-tools',
 		  Program('coreutils', 'usr/bin/timeout', 'usr/bin/timeout')))
 
 
-def debs(opts: Options, suite: str, arch: Arch, *pkgs: str, ex: Executor = REAL) -> List[str]:
+def debs(opts: Options, suite: str, arch: Arch, *pkgs: str) -> List[str]:
 	"""Debian packages of ARCH, downloaded into the cache
-	(scripts/debs.sh); their paths (a dry run: PKG_VERSION_ARCH.deb)."""
-	proc = ex.run(Cmd.of(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch),
-			     dry_stdout=''.join(f'{p}_VERSION_{arch.debian_arch}.deb\n' for p in pkgs)))
+	(scripts/debs.sh); their paths."""
+	proc = harness_util.run(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch))
 	if proc.returncode:
 		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
 	return str(proc.stdout).split()
 
 
-def debs_argv(suite: str, *pkgs: str) -> List[str]:
-	return [os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs]
 
 
 def debs_env(opts: Options, arch: Arch) -> Dict[str, str]:
@@ -197,18 +195,15 @@ def depends(fields: Dict[str, str]) -> Tuple[str, ...]:
 	return tuple(names)
 
 
-def unpack(opts: Options, suite: str, arch: Arch, work: str, names: Sequence[str], ex: Executor = REAL) -> List[Package]:
+def unpack(opts: Options, suite: str, arch: Arch, work: str,
+	   names: Sequence[str]) -> List[Package]:
 	"""The packages NAMES downloaded and each unpacked into WORK/pkg/NAME."""
 	out = []
-	for deb in debs(opts, suite, arch, *names, ex=ex):
-		if ex.dry:
-			fields = {'Package': os.path.basename(deb).split('_')[0]}
-		else:
-			fields = control_fields(output(['dpkg-deb', '-f', deb]))
+	for deb in debs(opts, suite, arch, *names):
+		fields = control_fields(output(['dpkg-deb', '-f', deb]))
 		root = os.path.join(work, 'pkg', fields['Package'])
-		if not ex.dry:
-			os.makedirs(root, exist_ok=True)
-		ex.run(Cmd.of(['dpkg-deb', '-x', deb, root]))
+		os.makedirs(root, exist_ok=True)
+		harness_util.run(['dpkg-deb', '-x', deb, root])
 		out.append(Package(fields['Package'], root, depends(fields), deb, fields.get('Version', '')))
 	return out
 
@@ -329,40 +324,26 @@ def fragment_key(frag: Fragment, suite: str, debian_arch: str, debs: Dict[str, s
 			 *(f'{to} {mode:o}\n{file_text(os.path.join(TOP, path))}' for path, to, mode in frag.guest_files))
 
 
-def stage_fragment(frag: Fragment, opts: Options, arch: Arch, suite: str, dest: str, ex: Executor = REAL) -> None:
+def stage_fragment(frag: Fragment, opts: Options, arch: Arch, suite: str, dest: str) -> None:
 	"""FRAG of ARCH's packages of SUITE in DEST, replaced whole: from the
-	cache when none of its inputs changed, else staged and cached (a dry
-	run: not in the cache; the programs' packages unpacked, then a comment
-	for the libraries' packages, which the unpacked files lead to)."""
+	cache when none of its inputs changed, else staged and cached."""
 	da = arch.debian_arch
-	if not ex.dry:
-		os.makedirs(opts.out, exist_ok=True)
-	scratch: ContextManager[str]
-	if ex.dry:
-		scratch = contextlib.nullcontext(os.path.join(opts.out, 'stage.XXXXXX'))
-	else:
-		scratch = tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out)
-	with scratch as work:
-		top = debs(opts, suite, arch, *(p.package for p in frag.programs), ex=ex)
+	os.makedirs(opts.out, exist_ok=True)
+	with tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out) as work:
+		top = debs(opts, suite, arch, *(p.package for p in frag.programs))
 		index = os.path.join(work, 'index')
-		top_key = '' if ex.dry else fragment_key(frag, suite, da, deb_identities(top))
-		if ex.dry:
-			ex.comment(f'{frag.kind}: from the cache if none of its .deb files changed (debs.sh of the '
-				   'libraries\' packages too), else')
-		elif cache_get(frag.kind + '-debs', top_key, index):
+		top_key = fragment_key(frag, suite, da, deb_identities(top))
+		if cache_get(frag.kind + '-debs', top_key, index):
 			names = file_text(os.path.join(index, 'packages')).split()
-			key = fragment_key(frag, suite, da, deb_identities(debs(opts, suite, arch, *names, ex=ex)))
+			key = fragment_key(frag, suite, da, deb_identities(debs(opts, suite, arch, *names)))
 			if cache_get(frag.kind, key, dest):
 				link_loaders(frag, arch, dest)
 				note(f'{dest}: from the cache ({cache_dir()}/{frag.kind}/{key})')
 				return
 		stage = os.path.join(work, 'stage')
-		stager = Stager(lambda names: unpack(opts, suite, arch, work, names, ex), arch, os.path.join(stage, frag.root))
+		stager = Stager(lambda names: unpack(opts, suite, arch, work, names), arch,
+				os.path.join(stage, frag.root))
 		stager.add([p.package for p in frag.programs])
-		if ex.dry:
-			ex.comment('then debs.sh and dpkg-deb -x of the libraries\' packages, as the ELF NEEDED entries '
-				   'and Depends lead')
-			return
 		for prog in frag.programs:
 			stager.program(prog)
 		for d in frag.data:

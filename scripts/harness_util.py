@@ -118,7 +118,7 @@ PROGRESS_SECONDS = 60
 
 def shown(argv: Sequence[str], cwd: Optional[str] = None, env: Optional[dict] = None,
 	  log: Optional[str] = None) -> str:
-	"""A command as run() prints it, and a dry run (harness_plan.Dry)."""
+	"""A command as run() prints it."""
 	s = shlex.join(argv)
 	if env:
 		s = ' '.join(f'{k}={shlex.quote(v)}' for k, v in env.items()) + ' ' + s
@@ -196,9 +196,10 @@ def _run_saying_progress(argv: Sequence[str], f: Any, log: str, what: str, cwd: 
 	return subprocess.CompletedProcess(argv, p.returncode)
 
 
-def show(argv: Sequence[str], cwd: Optional[str] = None) -> None:
-	"""A command --dry-run would run, printed as run() prints it."""
-	print(f'  $ {shown(argv, cwd)}', flush=True)
+def debs_argv(suite: str, *pkgs: str) -> List[str]:
+	"""scripts/debs.sh: Debian packages of SUITE downloaded into the cache,
+	their paths printed (a kernel line's source, a guest's packages)."""
+	return [os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs]
 
 
 def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:

@@ -36,7 +36,6 @@ import harness_config  # noqa: E402
 import harness_kernel  # noqa: E402
 import harness_mutation  # noqa: E402
 import harness_guest  # noqa: E402
-import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import HarnessError  # noqa: E402
@@ -232,7 +231,8 @@ class Options(HarnessCase):
 		self.assertEqual(self.make_flags(environment=values),
 				 [f for f in want if not f.startswith(('--arch=', '--verbose='))])
 		# A switch's 0 reaches it, to mean off; CONFIGS is RUNS's old name.
-		self.assertEqual(self.make_flags(DRY_RUN='0', CONFIGS='rt'), ['--configs=rt', '--out=out', '--dry-run=0'])
+		self.assertEqual(self.make_flags(NO_CACHE='0', CONFIGS='rt'),
+				 ['--configs=rt', '--out=out', '--no-cache=0'])
 		self.assertEqual(self.make_flags(OUT='out', KERNEL=''), ['--out=out'])
 		# A value reaches the harness as it was given, quotes and all.
 		self.assertIn('--mutants=case\'s "x" \\', self.make_flags(MUTANTS="case's \"x\" \\"))
@@ -268,27 +268,28 @@ class Options(HarnessCase):
 	def given(self, command, *args, **variables):
 		"""The Options COMMAND runs with, given VARIABLES by make (and ARGS)."""
 		got = []
-		with mock.patch.dict(harness.COMMANDS, {command: (lambda opts, lines, ex: got.append(opts) or 0, '')}):
+		with mock.patch.dict(harness.COMMANDS, {command: (lambda s: got.append(s.opts) or 0, '')}):
 			status, out = self.harness(command, False, *args, from_make=True, **variables)
 		self.assertEqual(status, 0, out)
 		return got[0]
 
 	def test_a_switch_is_on_at_1_and_off_at_0_as_kbuilds(self):
 		for value in ('0', '1'):
-			opts = self.given('boot-test', DRY_RUN=value, NO_CACHE=value, V=value)
-			self.assertEqual((opts.dry_run, opts.no_cache, opts.verbose, harness_util.VERBOSE, harness_util._bypass),
-					 (value == '1',) * 5)
+			opts = self.given('boot-test', NO_CACHE=value, V=value)
+			self.assertEqual((opts.no_cache, opts.verbose, harness_util.VERBOSE, harness_util._bypass),
+					 (value == '1',) * 4)
 		harness_util.bypass_cache(False)
 		harness_util.VERBOSE = False
-		self.assertTrue(self.given('boot-test', '--dry-run').dry_run)	# the flag alone is on
-		out = self.refused('boot-test', 'make boot-test: error: DRY_RUN: 2: 0 (off) or 1 (on)', from_make=True,
-				   DRY_RUN='2')
+		self.assertTrue(self.given('boot-test', '--no-cache').no_cache)	# the flag alone is on
+		harness_util.bypass_cache(False)
+		out = self.refused('boot-test', 'make boot-test: error: NO_CACHE: 2: 0 (off) or 1 (on)',
+				   from_make=True, NO_CACHE='2')
 		self.assertNotIn('usage', out)
 		self.refused('kunit', 'NO_CACHE: yes: 0 (off) or 1 (on)', from_make=True, NO_CACHE='yes')
 
 	def test_make_names_the_variables_the_user_typed(self):
-		out = self.refused('mails', 'make mails: error: DRY_RUN= is no variable of make mails', from_make=True,
-				   DRY_RUN='1')
+		out = self.refused('mails', 'make mails: error: JOBS= is no variable of make mails',
+				   from_make=True, JOBS='1')
 		self.assertNotIn('unrecognized', out)
 		self.refused('boot-test', "CONFIGS='smp9'", from_make=True, CONFIGS='smp9')
 		self.refused('boot-test', "RUNS='smp9'", from_make=True, RUNS='smp9')
@@ -708,17 +709,17 @@ class Orchestration(HarnessCase):
 		self.built, self.argvs, self.moves = [], [], []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		def prepare(tree, ex=None):
+		def prepare(tree):
 			os.makedirs(tree.path, exist_ok=True)
 			with open(os.path.join(tree.line_out, 'tree.id'), 'w') as f:
 				f.write('tree\n')
 
-		def build(kernels, k, ex):
+		def build(kernels, k):
 			self.built.append((k.arch.name, k.flavour, k.variant))
 			os.makedirs(kernels.image_dir(k), exist_ok=True)
 			open(kernels.image(k), 'w').close()
 
-		def boot(argv, log, timeout, ex):
+		def boot(argv, log, timeout):
 			"""A guest that got the command line it was given."""
 			self.argvs.append(argv)
 			name = os.path.basename(log)[len('boot-x86_64-'):-len('.log')]
@@ -727,13 +728,13 @@ class Orchestration(HarnessCase):
 				to.writelines(re.sub(r'Kernel command line: .*', lambda m: given, l) for l in f)
 			return ended
 
-		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_kernel, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', prepare), \
 		     mock.patch.object(harness_kernel.Tree, 'move_to', lambda t, v: self.moves.append(v)), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: self.moves.append('patched')), \
-		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f, ex: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
-		     mock.patch.object(harness_boot, 'build_initramfs', lambda t, a, o, k, ex: 'initrd'), \
+		     mock.patch.object(harness_boot, 'build_initramfs', lambda t, a, o, k: 'initrd'), \
 		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness_guest, 'boot', boot), contextlib.ExitStack() as stack:
 			if command[0] == 'boot-test':	# boot's test decides what the cache has
@@ -799,7 +800,7 @@ class Orchestration(HarnessCase):
 		the log."""
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 		log = os.path.join(LOGS, 'x86_64-smp2-patched.log')
-		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root):
+		with mock.patch.object(harness_kernel, 'newest_source', return_value=tree_root):
 			status, out = self.harness('parse', False, log, '7.3', 'smp2', 'patched')
 			self.assertEqual(status, 0, out)
 			self.assertIn('| load_order ', out)
@@ -832,101 +833,29 @@ class Orchestration(HarnessCase):
 					      ('x86_64', 'default', 'per-cpu-domains')])
 
 
-def dry_commands(out: str) -> list:
-	"""The commands a dry run printed, each split in words, without the
-	redirection to its log."""
-	return [re.sub(r' >\S+ 2>&1$', '', l.strip()[2:]).split() for l in out.splitlines() if l.strip().startswith('$ ')]
-
-
-class DryRun(HarnessCase):
-	def test_every_make_and_qemu_command_printed_none_run(self):
-		status, out = self.harness('boot-test', False, '--dry-run', KERNEL='7.3', CONFIGS='smp2 arm64-llsc')
-		self.assertEqual(status, 0, out)
-		commands = dry_commands(out)
-		qemu = [c for c in commands if c[0].startswith('qemu-system-')]
-		self.assertEqual([(c[0], c[c.index('-kernel') + 1].split('/')[-2]) for c in qemu],
-				 [('qemu-system-x86_64', 'base'), ('qemu-system-x86_64', 'patched'),
-				  ('qemu-system-aarch64', 'patched')])
-		builds = [c[-1] for c in commands if c[0] == 'make']
-		# The guests': the trees' and kselftest's headers, the selftest of
-		# each listener (x86_64's 64- and 32-bit), the storm and drain.
-		self.assertEqual(builds, ['tinyconfig', 'olddefconfig', 'tinyconfig', 'olddefconfig', 'bzImage', 'Image',
-					  'bzImage', 'headers', 'headers', 'install', 'install', 'headers', 'headers',
-					  'install'])
-		self.assertEqual([c[-1].split('/')[-1] for c in commands if c[0].endswith('gcc')],
-				 ['cn_proc_storm.c', 'console_drain.c'] * 2)
-		# The guests' programs: the clients where the architecture runs
-		# them, the tools everywhere, each package fetched and unpacked.
-		# sid's newest clients beside bookworm's.
-		fetched = [(c[0], *(lambda i: (c[i + 1], c[i + 2:]))(next(i for i, w in enumerate(c) if w.endswith('/debs.sh'))))
-			   for c in commands if any(w.endswith('/debs.sh') for w in c)]
-		tools = ['bash', 'iproute2', 'coreutils']
-		# The source (each time it is asked for, as the real run asks
-		# debs.sh), then each fragment's packages (again to unpack them,
-		# its cache entry missing) and busybox.
-		self.assertEqual(fetched[0], ('OUT=' + self.env['OUT'], 'trixie-backports', ['linux-source-7.3']))
-		self.assertEqual([f for i, f in enumerate(fetched) if f[0].startswith('DEBS_ARCH') and f != fetched[i - 1]],
-				 [('DEBS_ARCH=amd64', 'bookworm', ['keepalived', 'extrace', 'cgroup-tools']),
-				  ('DEBS_ARCH=amd64', 'sid', ['keepalived', 'cgroup-tools']),
-				  ('DEBS_ARCH=amd64', 'bookworm', tools), ('DEBS_ARCH=amd64', 'bookworm', ['busybox-static']),
-				  ('DEBS_ARCH=arm64', 'bookworm', tools), ('DEBS_ARCH=arm64', 'bookworm', ['busybox-static'])])
-		# The fragments' packages, and each guest's busybox.
-		self.assertEqual(len([c for c in commands if c[:2] == ['dpkg-deb', '-x']]), 11 + 2)
-		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
-
+class GuestDebs(HarnessCase):
 	def test_the_guests_debian_packages_are_of_the_architectures_suite(self):
 		"""busybox and the tools of Arch.debian_suite; the clients of
 		--clients-suite and sid."""
 		opts = harness_config.Options(out=self.env['OUT'])
 		arch = dataclasses.replace(harness_config.load_arch('x86_64'), debian_suite='trixie')
-		tree = harness_kernel.Tree(harness_config.load_lines()[0], opts)
-		out = io.StringIO()
-		with contextlib.redirect_stdout(out), mock.patch('subprocess.Popen', side_effect=no_commands):
-			harness_guest.build_initramfs(tree, arch, opts, '/src', harness_plan.Dry())
-		suites = {(c[c.index(next(w for w in c if w.endswith('/debs.sh'))) + 1], c[-1])
-			  for c in dry_commands(out.getvalue()) if any(w.endswith('/debs.sh') for w in c)}
-		self.assertEqual(suites, {('bookworm', 'cgroup-tools'), ('sid', 'cgroup-tools'), ('trixie', 'coreutils'),
-					  ('trixie', 'busybox-static')})
+		suites = set()
 
-	def test_make_check_shows_the_commands_of_each_step_that_builds_or_boots(self):
-		status, out = self.harness('check', False, '--dry-run', KERNEL='7.3', CONFIGS='smp2')
-		self.assertEqual(status, 0, out)
-		steps = out.split('# make check: ')[1:]
-		self.assertEqual([s.splitlines()[0] for s in steps],
-				 ['per-file diffs', 'unit tests', 'mails', 'static checks', 'litmus tests', 'kunit.py', 'boot test'])
-		commands = {s.splitlines()[0]: [' '.join(c) for c in dry_commands(s)] for s in steps}
-		self.assertEqual(commands['per-file diffs'] + commands['unit tests'] + commands['mails'], [])
-		checks = [c for c in commands['static checks'] if 'C=2 W=1' in c]
-		# x86_64 and arm64: pristine, base (the objects of the fix only), patched.
-		self.assertEqual(len(checks), 6)
-		self.assertEqual([c.endswith(' drivers/connector/cn_proc.o drivers/connector/connector.o') for c in checks], [False] * 2 + [True] * 2 + [False] * 2)
-		for c in checks:
-			self.assertIn(f'CHECK={self.env["OUT"]}/sparse/sparse', c)
-		self.assertIn('debs.sh sid sparse libc6', ' '.join(commands['static checks']))
-		self.assertIn('scripts/checkpatch.pl --strict', ' '.join(commands['static checks']))
-		self.assertIn('litmus.py run', commands['litmus tests'][-1])
-		self.assertIn("kunit.py run --kunitconfig=kernel/time --arch=x86_64 --kconfig_add=CONFIG_SMP=y '--qemu_args=-smp 2'",
-			      commands['kunit.py'][-1])
-		# In the boot test's x86_64 build directory, which it configures.
-		self.assertIn(f'--build_dir={self.env["OUT"]}/7.3/build/x86_64-default', commands['kunit.py'][-1])
-		self.assertTrue(any(' olddefconfig' in c for c in commands['kunit.py']))
-		self.assertEqual(sum(c.startswith('qemu-system-') for c in commands['boot test']), 2)
-		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], '7.3', 'tree')))
+		def stage_fragment(frag, opts, arch, suite, dest):
+			suites.update((suite, p.package) for p in frag.programs)
 
+		def debs(opts, suite, arch, *pkgs):
+			suites.update((suite, p) for p in pkgs)
+			raise HarnessError('no busybox here')
 
-	def test_bench_shows_each_design_and_boot(self):
-		status, out = self.harness('bench', False, '--dry-run', BENCH_PAIRS='2')
-		self.assertEqual(status, 0, out)
-		commands = dry_commands(out)
-		self.assertTrue(commands[2][0].endswith('/stamp_native'))
-		kernels = [c[c.index('-kernel') + 1].split('/')[-2] for c in commands if c[0].startswith('qemu-system-')]
-		designs = ['base', 'clock-under-lock', 'per-cpu-floor', 'patched']
-		# Each design on both clocksources, then in each mode 2 rounds,
-		# every design once a round, the first rotating.
-		self.assertEqual(kernels, [d for d in designs for _ in (0, 1)]
-				 + (designs + designs[1:] + designs[:1]) * 2)
-		self.assertEqual(len([c for c in commands if c[-1] == 'bzImage']), 4)
-		self.assertFalse(os.path.exists(os.path.join(self.env['OUT'], 'bench')))
+		with mock.patch.object(harness_guest, 'stage_fragment', stage_fragment), \
+		     mock.patch.object(harness_guest, 'debs', debs), \
+		     mock.patch.object(harness_util, 'run'), mock.patch('shutil.copytree'), \
+		     self.assertRaisesRegex(HarnessError, 'no busybox'):
+			harness_guest.guest_debs(opts, arch, os.path.join(self.env['OUT'], 'root'))
+		self.assertEqual({(s, p) for s, p in suites if p in ('cgroup-tools', 'coreutils', 'busybox-static')},
+				 {('bookworm', 'cgroup-tools'), ('sid', 'cgroup-tools'), ('trixie', 'coreutils'),
+				  ('trixie', 'busybox-static')})
 
 
 class Makefile(unittest.TestCase):

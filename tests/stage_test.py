@@ -276,7 +276,7 @@ class StageFragment(FakePackages):
 			p.start()
 			self.addCleanup(p.stop)
 
-	def debs(self, opts, suite, arch, *names, ex=None):
+	def debs(self, opts, suite, arch, *names):
 		paths = []
 		for n in names:
 			paths.append(os.path.join(self.tmp, 'debs', f'{n}.deb'))
@@ -285,7 +285,7 @@ class StageFragment(FakePackages):
 				f.write(self.deb_text[n])
 		return paths
 
-	def unpack(self, opts, suite, arch, work, names, ex=None):
+	def unpack(self, opts, suite, arch, work, names):
 		self.unpacks += 1
 		return [Package(p.name, p.root, p.depends, deb, '1.2-3' if p.name == 'prog' else '')
 			for p, deb in zip(self.fetch(names), self.debs(opts, suite, arch, *names))]
