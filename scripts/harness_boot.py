@@ -68,7 +68,8 @@ def boot_argv(tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str,
 			 kernel_cmdline(b.run, prog_args(b, opts)), accel, b.run.cpu_model), log
 
 
-def check_helper_instructions(line: KernelLine, kernels: Kernels, boots: Sequence[Boot]) -> List[str]:
+def check_helper_instructions(line: KernelLine, kernels: Kernels,
+			      boots: Sequence[Boot]) -> List[str]:
 	"""An arm64 kernel with the series must contain the helper's atomics
 	as tests/litmus/ models them: what does not."""
 	bad = []
@@ -80,8 +81,8 @@ def check_helper_instructions(line: KernelLine, kernels: Kernels, boots: Sequenc
 			problems = litmus.check_arm64_sequence(file_text(dis))
 			note(f'{dis}: ' + ('; '.join(problems) if problems else 'as modelled'))
 		if problems:
-			bad.append(f'{dis}: the helper\'s atomics are not those tests/litmus/aarch64-*.litmus '
-				   'model: ' + '; '.join(problems))
+			bad.append(f'{dis}: the helper\'s atomics are not those '
+				   'tests/litmus/aarch64-*.litmus model: ' + '; '.join(problems))
 	return bad
 
 
@@ -101,8 +102,8 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, src: str,
 			with stage(f'{line.name}: config {k.arch.name} {k.flavour}'):
 				kernels.configure(k.arch, k.flavour)
 			if not kernels.fetch_cached(k):
-				raise HarnessError(f'Linux {line.name} {k}: no such kernel in the cache; '
-						   'make boot-test builds it')
+				raise HarnessError(f'Linux {line.name} {k}: no such kernel in the '
+						   'cache; make boot-test builds it')
 		# The guest is built from the tree at the series, as ensure() leaves it.
 		with stage(f'{line.name}: tree at patched'):
 			tree.patched()
@@ -118,9 +119,11 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, src: str,
 	results = os.path.join(tree.line_out, 'results')
 	shutil.rmtree(results, ignore_errors=True)
 	judged: Dict[str, List[harness_results.Judged]] = {a.name: [] for a in archs}
+	ktap_tool = os.path.join(src, KUNIT_TOOL)
 	for n, b in enumerate(boots, 1):
 		arch = b.run.arch
-		accel = accelerator(arch, kernels.image(b.kernel), initrd[arch.name], tree.logs, accels)
+		accel = accelerator(arch, kernels.image(b.kernel), initrd[arch.name], tree.logs,
+				    accels)
 		argv, log = boot_argv(tree, kernels, b, initrd[arch.name], accel, opts)
 		run_args = kernel_cmdline(b.run)[len(harness_args(arch)):]
 		name = (f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
@@ -128,20 +131,21 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, src: str,
 		start = time.monotonic()
 		# Its one line when it ends says how it ended.
 		with stage(name, quiet=True):
-			reported = boot_and_parse(argv, log, opts.boot_timeout, os.path.join(src, KUNIT_TOOL))
+			reported = boot_and_parse(argv, log, opts.boot_timeout, ktap_tool)
 		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
 		why = harness_results.verdict(reported, b, prog_args(b, opts))
-		harness_results.save(reported, why, os.path.join(results, arch.name, b.name + '.json'))
+		harness_results.save(reported, why,
+				     os.path.join(results, arch.name, b.name + '.json'))
 		j = harness_results.Judged(b, reported, tuple(why))
-		print(f'[{now()}] {harness_results.boot_line(j, n, len(boots), time.monotonic() - start)}',
-		      flush=True)
+		done = harness_results.boot_line(j, n, len(boots), time.monotonic() - start)
+		print(f'[{now()}] {done}', flush=True)
 		judged[arch.name].append(j)
 	ok = True
 	for a in archs:
 		title = f'Linux {line.name} ({tree.id}) on {a.name}, QEMU -accel {accels[a.name]}'
 		md = os.path.join(results, f'{a.name}.md')
-		print('\n' + '\n'.join(harness_results.report(title, judged[a.name], terminal=True)) +
-		      f'\n(every check and figure: {md})', flush=True)
+		table = harness_results.report(title, judged[a.name], terminal=True)
+		print('\n' + '\n'.join(table) + f'\n(every check and figure: {md})', flush=True)
 		out = harness_results.report(title, judged[a.name])
 		with open(md, 'w') as f:
 			f.write('\n'.join(out[:-1]).rstrip() + '\n\n' + out[-1] + '\n')
@@ -174,7 +178,8 @@ def parse_one(opts: Options, b: Boot, log: str, ktap_tool: str) -> int:
 	log does not say whether its boot timed out: one that did has parts
 	that did not finish, which fail it all the same."""
 	reported = harness_results.parse_log(log, False, ktap_tool)
-	j = harness_results.Judged(b, reported, tuple(harness_results.verdict(reported, b, prog_args(b, opts))))
+	why = harness_results.verdict(reported, b, prog_args(b, opts))
+	j = harness_results.Judged(b, reported, tuple(why))
 	print(harness_results.boot_line(j, 1, 1, 0) + '\n\n' +
 	      '\n'.join(harness_results.report(f'{log}: Linux {b.line} on {b.run.arch.name}', [j])),
 	      flush=True)

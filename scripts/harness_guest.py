@@ -50,7 +50,8 @@ def kselftest_tree(src: str, opts: Options) -> str:
 	top = os.path.join(opts.out, 'kselftest')
 	tree = kselftest_tree_path(opts)
 	id_file = os.path.join(top, 'tree.id')
-	if not (os.path.isdir(tree) and os.path.isfile(id_file) and file_text(id_file).strip() == src):
+	if not (os.path.isdir(tree) and os.path.isfile(id_file) and
+		file_text(id_file).strip() == src):
 		shutil.rmtree(tree, ignore_errors=True)
 		os.makedirs(top, exist_ok=True)
 		if harness_util.run(['cp', '-al', src, tree], check=False).returncode:
@@ -69,7 +70,8 @@ def kselftest_tree(src: str, opts: Options) -> str:
 	return tree
 
 
-def guest_build_argvs(tree: Tree, arch: Arch, opts: Options, ksft: str) -> List[Tuple[str, List[str]]]:
+def guest_build_argvs(tree: Tree, arch: Arch, opts: Options,
+		      ksft: str) -> List[Tuple[str, List[str]]]:
 	"""What build_initramfs() builds, in order, each with the name of its
 	log: the tree's uapi headers, the kselftest tree's, the selftest's
 	install of each listener (KSFT the kselftest tree, kselftest_tree()),
@@ -79,20 +81,25 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options, ksft: str) -> List[
 	ksft_out = os.path.join(opts.out, 'kselftest')
 	argvs = [(f'headers-{arch.name}', kmake_argv(tree.path, hdrs, arch, opts.jobs, 'headers')),
 		 (f'kselftest-headers-{arch.name}',
-		  kmake_argv(ksft, os.path.join(ksft_out, f'headers-{arch.name}'), arch, opts.jobs, 'headers'))]
+		  kmake_argv(ksft, os.path.join(ksft_out, f'headers-{arch.name}'), arch, opts.jobs,
+			     'headers'))]
 	for bits, flags in arch.listeners:
 		argvs.append((f'kselftest-{arch.name}-{bits}', [
-			'make', '-C', os.path.join(ksft, KSELFTEST), f'O={ksft_out}/build-{arch.name}-{bits}',
+			'make', '-C', os.path.join(ksft, KSELFTEST),
+			f'O={ksft_out}/build-{arch.name}-{bits}',
 			f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
-			f'KHDR_INCLUDES=-isystem {ksft_out}/headers-{arch.name}/usr/include', 'TARGETS=connector',
-			'USERCFLAGS=' + ' '.join(flags), 'USERLDFLAGS=' + ' '.join([*flags, '-static']),
+			f'KHDR_INCLUDES=-isystem {ksft_out}/headers-{arch.name}/usr/include',
+			'TARGETS=connector', 'USERCFLAGS=' + ' '.join(flags),
+			'USERLDFLAGS=' + ' '.join([*flags, '-static']),
 			f'KSFT_INSTALL_PATH={os.path.join(root, INSTALLS[bits])}', 'install']))
 	inc = os.path.join(hdrs, 'usr', 'include')
-	programs: List[Tuple[str, str, List[str]]] = [('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
-						    ('console_drain', 'tests/console_drain.c', [])]
+	programs: List[Tuple[str, str, List[str]]] = [
+		('cn_proc_storm', 'tests/bench/cn_proc_storm.c', ['-isystem', inc]),
+		('console_drain', 'tests/console_drain.c', [])]
 	for prog, src, extra in programs:
-		argvs.append((f'{prog}-{arch.name}', [arch.cross_compile + 'gcc', '-Wall', '-O2', '-static', *extra,
-						      '-o', os.path.join(root, 'bin', prog), os.path.join(TOP, src)]))
+		argvs.append((f'{prog}-{arch.name}', [
+			arch.cross_compile + 'gcc', '-Wall', '-O2', '-static', *extra,
+			'-o', os.path.join(root, 'bin', prog), os.path.join(TOP, src)]))
 	return argvs
 
 
@@ -156,7 +163,8 @@ TCG = 'tcg,thread=multi'
 
 
 def qemu_argv(arch: Arch, image: str, initrd: str, log: str, cpus: int, cmdline: Sequence[str],
-	      accel: str = TCG, cpu_model: Optional[str] = None, extra: Sequence[str] = ()) -> List[str]:
+	      accel: str = TCG, cpu_model: Optional[str] = None,
+	      extra: Sequence[str] = ()) -> List[str]:
 	"""The QEMU command line of one boot: the serial console to LOG, no
 	reboot (init powers off with reboot -f); CMDLINE is
 	harness_config.kernel_cmdline()'s."""

@@ -10,8 +10,9 @@ cn_proc as in the pristine tree), patched (the whole series) or a mutant
 (tests/mutants/NAME.patch on the series). The variants of one
 architecture and flavour share a build directory: base first, the others
 incremental rebuilds (patch 2 changes cn_proc.c and the uapi cn_proc.h
-only). The pristine tree is built only by the static checks. Images are cached under image_id(), the key of all
-they are built from, so that another clone or a rerun boots them unbuilt.
+only). The pristine tree is built only by the static checks. Images are
+cached under image_id(), the key of all they are built from, so that
+another clone or a rerun boots them unbuilt.
 """
 
 import contextlib
@@ -29,15 +30,17 @@ from harness_arch import Arch, Kernel
 from harness_config import (CONFIGS, KernelLine, Options, base_patches, required_mutant_patch,
 			    series_patches)
 import harness_util
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
-			  cache_path, cache_put, debs_argv, file_id, file_text, note, output, run, stage)
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir,
+			  cache_get, cache_key, cache_new, cache_path, cache_put, debs_argv,
+			  file_id, file_text, note, output, run, stage)
 
 # The series' helper, whose instructions a build keeps beside the image
 # (tests/litmus/ models arm64's), with those of the out-of-line atomics it
 # calls; and what an image's cache entry holds.
 HELPER_SYMBOL = 'ktime_stamp_ns'
 ATOMIC_CALLEE = re.compile(r'\sbl\s+([0-9a-f]+) <(__(?:cmpxchg|ll_sc|lse)\w*)>')
-IMAGE_ENTRY_CONTENTS = f'the image, id, helper.dis ({HELPER_SYMBOL} and the {ATOMIC_CALLEE.pattern} it calls)'
+IMAGE_ENTRY_CONTENTS = (f'the image, id, helper.dis ({HELPER_SYMBOL} and the '
+			f'{ATOMIC_CALLEE.pattern} it calls)')
 
 
 def patch_files(patches: Iterable[str]) -> List[str]:
@@ -73,7 +76,8 @@ class Tree:
 	def __init__(self, line: KernelLine, opts: Options):
 		self.line = line
 		self.opts = opts
-		self.line_out = os.path.join(opts.out, line.name)	# the line's output directory
+		# The line's output directory.
+		self.line_out = os.path.join(opts.out, line.name)
 		self.path = os.path.join(self.line_out, 'tree')
 		self.logs = os.path.join(opts.out, 'logs', line.name)
 		self.patches = series_patches(line.series_dir)
@@ -105,7 +109,8 @@ class Tree:
 			dirs[:] = [d for d in dirs if d != '.git']
 			for f in files:
 				st = os.lstat(os.path.join(root, f))
-				stamps.append(f'{st.st_mtime} {st.st_size} {os.path.relpath(root, src)}/{f}')
+				stamps.append(f'{st.st_mtime} {st.st_size} '
+					      f'{os.path.relpath(root, src)}/{f}')
 		return f'ksrc {src} {cache_key(*sorted(stamps))}'
 
 	@property
@@ -132,9 +137,10 @@ class Tree:
 		os.makedirs(tmp)
 		if self.opts.ksrc:
 			# A copy the user's tree cannot be reached through.
-			harness_util.run(['bash', '-o', 'pipefail', '-c',
-			     f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc --exclude=./patches '
-			     f'-cf - . | tar -C {shlex.quote(tmp)} -xf -'], what=f'copying {src}')
+			tar = (f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc '
+			       f'--exclude=./patches -cf - . | tar -C {shlex.quote(tmp)} -xf -')
+			harness_util.run(['bash', '-o', 'pipefail', '-c', tar],
+					 what=f'copying {src}')
 			if any(os.path.exists(os.path.join(tmp, f))
 			       for f in ('.config', 'include/config/auto.conf')):
 				harness_util.run(['make', '-C', tmp, '-s', 'mrproper'])
@@ -146,7 +152,8 @@ class Tree:
 		with open(id_file, 'w') as f:
 			f.write(sid + '\n')
 
-	def _quilt(self, *args: str, check: bool = True, log: Optional[str] = None) -> subprocess.CompletedProcess:
+	def _quilt(self, *args: str, check: bool = True,
+		   log: Optional[str] = None) -> subprocess.CompletedProcess:
 		return run(['quilt', *args], cwd=self.path, check=check, log=log,
 			   env={'QUILT_PATCHES': 'patches', 'QUILT_PC': '.pc'})
 
@@ -159,7 +166,8 @@ class Tree:
 		out = {}
 		for f in sorted(files):
 			p = os.path.join(self.path, f)
-			out[f] = (file_id(p), os.stat(p).st_mtime_ns) if os.path.isfile(p) else (None, 0)
+			out[f] = (file_id(p), os.stat(p).st_mtime_ns) if os.path.isfile(p) \
+				else (None, 0)
 		return out
 
 	@staticmethod
@@ -220,7 +228,8 @@ class Tree:
 		if not os.path.isdir(pc):
 			return 0
 		applied = os.path.join(self.path, 'patches')
-		if not os.path.isfile(os.path.join(applied, 'series')) or series_digest(series_patches(applied)) != self.digest:
+		if not os.path.isfile(os.path.join(applied, 'series')) or \
+		   series_digest(series_patches(applied)) != self.digest:
 			return None
 		stack = os.path.join(pc, 'applied-patches')
 		names = file_text(stack).split() if os.path.isfile(stack) else []
@@ -230,17 +239,19 @@ class Tree:
 	def _remove_overlay(self) -> None:
 		if not os.path.isfile(self._overlay):
 			return
-		proc = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch', '--no-backup-if-mismatch',
-			    '-i', self._overlay], check=False)
+		proc = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch',
+			    '--no-backup-if-mismatch', '-i', self._overlay], check=False)
 		if proc.returncode:
-			raise HarnessError(f'could not remove the test overlay from {self.path}; delete it and rerun')
+			raise HarnessError(f'could not remove the test overlay from {self.path}; '
+					   'delete it and rerun')
 		os.remove(self._overlay)
 
 	def _pop_all(self) -> None:
 		"""No patch applied, no quilt state: the pristine source."""
 		if os.path.isdir(os.path.join(self.path, '.pc')) and \
 		   self._quilt('pop', '-a', '-q', check=False).returncode:
-			raise HarnessError(f'quilt pop -a failed in {self.path}; delete it and rerun')
+			raise HarnessError(f'quilt pop -a failed in {self.path}; '
+					   'delete it and rerun')
 		shutil.rmtree(os.path.join(self.path, 'patches'), ignore_errors=True)
 		shutil.rmtree(os.path.join(self.path, '.pc'), ignore_errors=True)
 
@@ -265,10 +276,12 @@ class Tree:
 				shutil.copy(p, applied)
 		if have > n:
 			if self._quilt('pop', '-q', str(have - n), check=False).returncode:
-				raise HarnessError(f'quilt pop failed in {self.path}; delete it and rerun')
+				raise HarnessError(f'quilt pop failed in {self.path}; '
+						   'delete it and rerun')
 		elif have < n:
 			log = os.path.join(self.logs, 'quilt-push.log')
-			if self._quilt('push', '--fuzz=0', str(n - have), check=False, log=log).returncode:
+			if self._quilt('push', '--fuzz=0', str(n - have), check=False,
+				       log=log).returncode:
 				text = file_text(log)
 				failed = re.findall(r'^Applying patch (.*)$', text, re.M)
 				rej = re.search(r'FAILED -- rejects in file (.*)$', text, re.M)
@@ -305,7 +318,8 @@ class Tree:
 	def _add_overlay(self, patch: str) -> None:
 		base = ['patch', '-d', self.path, '-p1', '-s', '--batch', '--fuzz=0', '-i', patch]
 		if run(base + ['--dry-run'], check=False).returncode:
-			raise HarnessError(f'{os.path.basename(patch)} does not apply on top of the {self.line.name} series')
+			raise HarnessError(f'{os.path.basename(patch)} does not apply on top '
+					   f'of the {self.line.name} series')
 		shutil.copy(patch, self._overlay)
 		run(base + ['--no-backup-if-mismatch'])
 
@@ -384,7 +398,8 @@ def cached_source(line: KernelLine) -> Optional[str]:
 		return None
 
 	def older(a: str, b: str) -> int:
-		return -1 if run(['dpkg', '--compare-versions', a, 'lt', b], check=False, quiet=True).returncode == 0 else 1
+		lt = run(['dpkg', '--compare-versions', a, 'lt', b], check=False, quiet=True)
+		return -1 if lt.returncode == 0 else 1
 	return found[sorted(found, key=functools.cmp_to_key(older))[-1]]
 
 
@@ -396,7 +411,8 @@ def kmake_argv(tree: str, build: str, arch: Arch, jobs: int, *targets: str) -> L
 		f'CROSS_COMPILE={arch.cross_compile}', f'-j{jobs}', *targets]
 
 
-def config_fragments(opts: Options, arch: Arch, flavour: str, extra: Sequence[str] = ()) -> List[str]:
+def config_fragments(opts: Options, arch: Arch, flavour: str,
+		     extra: Sequence[str] = ()) -> List[str]:
 	"""What configure() merges onto tinyconfig, in order; the last to name
 	an option wins. The architecture's kconfig is written out for
 	merge_config.sh."""
@@ -448,11 +464,13 @@ CONFIG_TARGETS = ('tinyconfig', 'olddefconfig')
 MERGE_CONFIG = 'scripts/kconfig/merge_config.sh -m'
 
 
-def config_argvs(tree: str, scratch: str, arch: Arch, frags: Sequence[str], jobs: int) -> List[List[str]]:
+def config_argvs(tree: str, scratch: str, arch: Arch, frags: Sequence[str],
+		 jobs: int) -> List[List[str]]:
 	"""What make_config() runs, in order."""
 	merge = MERGE_CONFIG.split()
 	return [kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[0]),
-		[os.path.join(tree, merge[0]), *merge[1:], '-O', scratch, os.path.join(scratch, '.config'), *frags],
+		[os.path.join(tree, merge[0]), *merge[1:], '-O', scratch,
+		 os.path.join(scratch, '.config'), *frags],
 		kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[1])]
 
 
@@ -509,8 +527,9 @@ def lost_options(kconfig: types.ModuleType, frags: Sequence[str], config: str) -
 		alone = kconfig.Kconfig()
 		alone.add_entry(e.name, e.value)
 		if not alone.is_subset_of(got):
-			lost.append(f'{e} (from {os.path.relpath(origin[e.name], TOP)}; the .config has '
-				    f'{have[e.name] if e.name in have else "no CONFIG_" + e.name})')
+			has = have[e.name] if e.name in have else 'no CONFIG_' + e.name
+			lost.append(f'{e} (from {os.path.relpath(origin[e.name], TOP)}; '
+				    f'the .config has {has})')
 	return lost
 
 
@@ -540,16 +559,16 @@ def helper_disassembly(arch: Arch, vmlinux: str) -> str:
 			size = sizes.get(addr.lstrip('0'))
 			if not size:
 				raise HarnessError(f'{vmlinux}: no size for {name} at {addr}')
-			text += output([objdump, '-d', f'--start-address={start:#x}', f'--stop-address={start + size:#x}',
-					vmlinux])
+			text += output([objdump, '-d', f'--start-address={start:#x}',
+					f'--stop-address={start + size:#x}', vmlinux])
 	return text
 
 
 def build_order(kernels: Iterable[Kernel]) -> List[Kernel]:
 	"""Each kernel once: base first, then the series, then each mutant, so
 	that the tree moves as little as it can."""
-	return sorted(set(kernels), key=lambda k: (k.variant != 'base', k.variant != 'patched', k.variant,
-						   k.arch.name, k.flavour))
+	return sorted(set(kernels), key=lambda k: (k.variant != 'base', k.variant != 'patched',
+						   k.variant, k.arch.name, k.flavour))
 
 
 class Kernels:
@@ -565,7 +584,8 @@ class Kernels:
 		return os.path.join(self.tree.line_out, 'build', f'{arch.name}-{flavour}')
 
 	def image_dir(self, k: Kernel) -> str:
-		return os.path.join(self.tree.line_out, 'kernels', k.arch.name, k.flavour, k.variant)
+		return os.path.join(self.tree.line_out, 'kernels', k.arch.name, k.flavour,
+				    k.variant)
 
 	def image(self, k: Kernel) -> str:
 		return os.path.join(self.image_dir(k), os.path.basename(k.arch.kernel_path))
@@ -580,8 +600,11 @@ class Kernels:
 		what it has of the series: the first patch for base, the whole
 		series for the others (and a mutant's patch)."""
 		arch = k.arch
-		parts = [self.tree.id, file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
-			 tool_versions(arch), make_argv_id(arch, os.path.basename(arch.kernel_path)), IMAGE_ENTRY_CONTENTS]
+		parts = [self.tree.id,
+			 file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
+			 tool_versions(arch),
+			 make_argv_id(arch, os.path.basename(arch.kernel_path)),
+			 IMAGE_ENTRY_CONTENTS]
 		parts.append(self.tree.base_digest if k.variant == 'base' else self.tree.digest)
 		if k.variant not in ('base', 'patched'):
 			parts.append(file_text(required_mutant_patch(k.variant, self.opts.out)))
@@ -590,7 +613,8 @@ class Kernels:
 	def configure(self, arch: Arch, flavour: str) -> None:
 		frags = config_fragments(self.opts, arch, flavour, self.extra_fragments(arch))
 		configure(self.tree, self.build_dir(arch, flavour), arch, frags,
-			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'), self.opts.jobs)
+			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'),
+			  self.opts.jobs)
 
 	def fetch_cached(self, k: Kernel) -> bool:
 		"""The image is there and up to date, or is copied whole from the
@@ -598,8 +622,8 @@ class Kernels:
 		d = self.image_dir(k)
 		key = self.image_id(k)
 		id_file = os.path.join(d, 'id')
-		if not self.opts.no_cache and os.path.isfile(id_file) and file_text(id_file).strip() == key and \
-		   os.path.isfile(self.image(k)):
+		if not self.opts.no_cache and os.path.isfile(id_file) and \
+		   file_text(id_file).strip() == key and os.path.isfile(self.image(k)):
 			return True
 		if not cache_get('kernels', key, d):
 			return False
@@ -608,8 +632,8 @@ class Kernels:
 
 	def build_argv(self, arch: Arch, flavour: str) -> List[str]:
 		"""make of an image, in the build directory of ARCH and FLAVOUR."""
-		return kmake_argv(self.tree.path, self.build_dir(arch, flavour), arch, self.opts.jobs,
-				  os.path.basename(arch.kernel_path))
+		return kmake_argv(self.tree.path, self.build_dir(arch, flavour), arch,
+				  self.opts.jobs, os.path.basename(arch.kernel_path))
 
 	def build(self, k: Kernel) -> None:
 		"""Build the image (the tree is at its variant) and cache it, with
