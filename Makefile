@@ -19,13 +19,18 @@ ifeq ($(OPTIONS),)
 $(error $(HARNESS) make-flags printed no options)
 endif
 option_field = $(word $(2),$(subst :, ,$(1)))
-option_given = $(and $($(call option_field,$(1),1)),$(if $(call option_field,$(1),3),$(filter command line,$(origin $(call option_field,$(1),1))),set))
+option_value = $($(call option_field,$(1),1))
+option_on_command_line = $(filter command line,$(origin $(call option_field,$(1),1)))
+option_given = $(and $(call option_value,$(1)),$(if $(call option_field,$(1),3),$\
+	$(call option_on_command_line,$(1)),set))
 # The value in single quotes for the shell, each ' in it as '\''.
 option_flag = $(call option_field,$(1),2)'$(subst ','\'',$($(call option_field,$(1),1)))'
 FLAGS = $(foreach o,$(OPTIONS),$(if $(call option_given,$(o)),$(call option_flag,$(o))))
 OPTION_VARIABLES := $(foreach o,$(OPTIONS),$(call option_field,$(o),1))
 unexport $(OPTION_VARIABLES)
-MAKEOVERRIDES := $(filter-out $(foreach o,$(OPTIONS),$(if $(call option_field,$(o),3),$(call option_field,$(o),1)=%)),$(MAKEOVERRIDES))
+COMMAND_LINE_ONLY := $(foreach o,$(OPTIONS),$(if $(call option_field,$(o),3),$\
+	$(call option_field,$(o),1)=%))
+MAKEOVERRIDES := $(filter-out $(COMMAND_LINE_ONLY),$(MAKEOVERRIDES))
 
 
 # The commands share trees and build directories: one at a time.

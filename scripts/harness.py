@@ -14,17 +14,17 @@ import re
 import shutil
 import sys
 import textwrap
+from pathlib import Path
 import time
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 sys.dont_write_bytecode = True
 import harness_config  # noqa: E402
-from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, KernelLine, Option, Options, Run, load_lines,  # noqa: E402
-			    load_runs, select_boots, select_lines)
-from harness_kernel import cached_source, fetch_source  # noqa: E402
+from harness_config import (DEFAULT_ARCH, OPTIONS, Boot, KernelLine, Option,  # noqa: E402
+			    Options, Run, load_lines, load_runs, select_boots, select_lines)
+import harness_kernel  # noqa: E402
+from harness_kernel import KUNIT_TOOL, fetch_source  # noqa: E402
 import harness_boot  # noqa: E402
-from harness_boot import KUNIT_TOOL  # noqa: E402
-from harness_plan import Cmd, Dry, Executor, Real  # noqa: E402
 import harness_tables  # noqa: E402
 import harness_util  # noqa: E402
 from harness_util import (SCRIPTS, TOP, HarnessError, file_text, note, run, stage,  # noqa: E402
@@ -37,101 +37,118 @@ def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
 	the kselftest_harness.h of SELFTESTS, into WORK/event_check_test."""
 	connector = os.path.join(TOP, 'tools/testing/selftests/connector')
 	return ['gcc', '-Wall', '-Werror', '-O2', '-I', selftests, '-I', connector, '-o',
-		os.path.join(work, 'event_check_test'), os.path.join(TOP, 'tests/selftest/event_check_test.c'),
+		os.path.join(work, 'event_check_test'),
+		os.path.join(TOP, 'tests/selftest/event_check_test.c'),
 		os.path.join(connector, 'event_check.c')]
 
 
-@dataclasses.dataclass(frozen=True)
-class Lines:
-	"""The kernel lines and runs of configs/, and the lines a command works
-	on, checked whole when they are loaded."""
-	every: List[KernelLine]	# configs/lines.toml's, the newest first
+@dataclasses.dataclass
+class Session:
+	"""What a command works on, resolved once in main(): its options; the
+	kernel lines and runs of configs/, checked whole when they are loaded,
+	and the lines it works on; the newest line's source, fetched once, when
+	a step first needs it."""
+	opts: Options
+	every: List[KernelLine]		# configs/lines.toml's, the newest first
 	chosen: List[KernelLine]	# --kernel's (or --ksrc's)
-	runs: List[Run]		# configs/runs.toml's
+	runs: List[Run]			# configs/runs.toml's
+	_source: str = ''
 
 	@classmethod
-	def load(cls, opts: Options) -> 'Lines':
+	def load(cls, opts: Options, lines_opts: Optional[Options] = None) -> 'Session':
+		"""LINES_OPTS, where given, choose the lines instead of OPTS."""
 		every = load_lines()
-		return cls(every, select_lines(opts, every), load_runs(every))
+		return cls(opts, every, select_lines(lines_opts or opts, every), load_runs(every))
 
 	@property
 	def newest(self) -> KernelLine:
 		return self.every[0]
 
-	def boots(self, opts: Options) -> Dict[str, List[Boot]]:
+	def boots(self) -> Dict[str, List[Boot]]:
 		"""The boots of the chosen lines that --runs and --arch select."""
-		return select_boots(self.runs, self.chosen, opts)
+		return select_boots(self.runs, self.chosen, self.opts)
 
+	def source(self) -> str:
+		"""The newest line's pristine source (harness_kernel.newest_source()),
+		fetched the first time."""
+		if not self._source:
+			self._source = harness_kernel.newest_source(self.opts, self.chosen,
+								    self.newest)
+		return self._source
 
-def newest_source(opts: Options, lines: Lines, ex: Executor) -> str:
-	"""The newest line's pristine source (harness_boot.newest_source())."""
-	return harness_boot.newest_source(opts, lines.chosen, lines.newest, ex)
+	def ktap_tool(self) -> str:
+		"""The newest line's tools/testing/kunit, whose kunit_parser reads
+		KTAP (harness_results.parse_log())."""
+		return os.path.join(self.source(), KUNIT_TOOL)
 
-
-def cached_newest_source(opts: Options, lines: Lines) -> str:
-	"""The newest line's pristine source from KSRC or the cache, '' if it
-	is in neither (nothing is fetched)."""
-	if opts.ksrc and lines.chosen[0].name == lines.newest.name:
-		return os.path.realpath(opts.ksrc)
-	return cached_source(lines.newest) or ''
+	def cached_source(self) -> str:
+		"""The newest line's source from KSRC or the cache, '' if it is in
+		neither (nothing is fetched)."""
+		if self.opts.ksrc and self.chosen[0].name == self.newest.name:
+			return os.path.realpath(self.opts.ksrc)
+		return harness_kernel.cached_source(self.newest) or ''
 
 
 # The commands' handlers, as kunit.py's: typed inputs handed to the module
 # that does the work; 0 if the command passed.
 
-def boot_test_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return harness_boot.boot_test(opts, lines.chosen, lines.boots(opts), lines.newest, ex)
+def boot_test_handler(s: Session) -> int:
+	return harness_boot.boot_test(s.opts, s.chosen, s.boots(), s.source())
 
 
-def target_boots(lines: Lines, name: str, run: str, variant: str) -> Tuple[KernelLine, List[Boot]]:
+def target_boots(s: Session, name: str, run: str, variant: str) -> Tuple[KernelLine, List[Boot]]:
 	"""The line and the boots (one) of LINE RUN VARIANT, as boot and parse
 	name them."""
-	line = [l for l in lines.every if l.name == name]
+	line = [l for l in s.every if l.name == name]
 	if not line:
-		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in lines.every)}')
-	runs = [r.name for r in lines.runs if name in r.lines]
+		raise HarnessError(f'no line {name}; lines: {" ".join(l.name for l in s.every)}')
+	runs = [r.name for r in s.runs if name in r.lines]
 	if run not in runs:
-		raise HarnessError(f'no run {run} of Linux {name} in configs/runs.toml; its runs: {" ".join(runs)}')
-	boots = [b for b in select_boots(lines.runs, line, Options(runs=(run,)))[name] if b.variant == variant]
+		raise HarnessError(f'no run {run} of Linux {name} in configs/runs.toml; '
+				   f'its runs: {" ".join(runs)}')
+	boots = [b for b in select_boots(s.runs, line, Options(runs=(run,)))[name]
+		 if b.variant == variant]
 	if not boots:
 		raise HarnessError(f'run {run} of Linux {name} boots no {variant} kernel')
 	return line[0], boots
 
 
-def boot_handler(opts: Options, lines: Lines, ex: Executor, name: str, run: str, variant: str) -> int:
+def boot_handler(s: Session, name: str, run: str, variant: str) -> int:
 	"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
-	line, boots = target_boots(lines, name, run, variant)
-	return harness_boot.boot_one(opts, line, boots, lines.chosen, lines.newest, ex)
+	line, boots = target_boots(s, name, run, variant)
+	return harness_boot.boot_one(s.opts, line, boots, s.source())
 
 
-def parse_handler(opts: Options, lines: Lines, ex: Executor, log: str, name: str, run: str, variant: str) -> int:
+def parse_handler(s: Session, log: str, name: str, run: str, variant: str) -> int:
 	"""parse LOG LINE RUN VARIANT: a saved serial log judged as the boot of
 	LINE RUN VARIANT (with --selftest-args) judges it, booting nothing."""
-	_, boots = target_boots(lines, name, run, variant)
+	_, boots = target_boots(s, name, run, variant)
 	if not os.path.isfile(log):
 		raise HarnessError(f'{log}: no such file')
-	return harness_boot.parse_one(opts, boots[0], log, lines.chosen, lines.newest, ex)
+	return harness_boot.parse_one(s.opts, boots[0], log, s.ktap_tool())
 
 
-def check_options_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	lines.boots(opts)
+def check_options_handler(s: Session) -> int:
+	s.boots()
 	return 0
 
 
-def static_checks_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	from harness_static import StaticChecks
-	return harness_boot.each_line(lines.chosen, 'static checks',
-				      lambda line: StaticChecks(line, opts, lines.newest.name, ex).run_all(), ex)
+def static_checks_handler(s: Session) -> int:
+	import harness_static
+	return harness_boot.each_line(
+		s.chosen, 'static checks',
+		lambda line: harness_static.static_checks(line, s.opts, s.newest.name) == 0)
 
 
-def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False) -> int:
+def unit_tests(s: Session, required: bool = False) -> int:
 	"""The selftest's host test, the harness's unit tests, its mutants
 	held against the code, mypy, shellcheck.
 	What needs the newest line's source (the kselftest headers,
 	kunit_parser) takes it from KSRC or the cache, where make check
 	(REQUIRED) has fetched it; make unit-tests alone fetches nothing and
 	says SKIPPED, with the count, for what it cannot run."""
-	src = newest_source(opts, lines, ex) if required else cached_newest_source(opts, lines)
+	opts = s.opts
+	src = s.source() if required else s.cached_source()
 	skipped = []
 	with stage('selftest checks on crafted streams'):
 		if not src:
@@ -140,10 +157,12 @@ def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False
 			work = os.path.join(opts.out, 'unit')
 			shutil.rmtree(work, ignore_errors=True)
 			os.makedirs(work)
-			run(selftest_host_test_argv(os.path.join(src, 'tools/testing/selftests'), work))
+			selftests = os.path.join(src, 'tools/testing/selftests')
+			run(selftest_host_test_argv(selftests, work))
 			run([os.path.join(work, 'event_check_test')])
 	with stage('the harness, the log parser, litmus and bench reports (unittest)'):
-		env = {'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
+		env = {'PYTHONDONTWRITEBYTECODE': '1',
+		       'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}
 		log = os.path.join(opts.out, 'logs', 'unit-tests.log')
 		run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(TOP, 'tests'),
 		     '-p', '*_test.py'], env=env, log=log, what='the unit tests')
@@ -151,7 +170,8 @@ def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False
 		note(' '.join(summary[-3:]))
 		n = re.search(r'skipped=(\d+)', summary[-1] if summary else '')
 		if n and required:
-			raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): make check skips none')
+			raise HarnessError(f'{n.group(1)} unit tests skipped (see {log}): '
+					   'make check skips none')
 		if n:
 			skipped.append(f'{n.group(1)} unit tests')
 	with stage('the mutants of tests/harness-mutants.toml fit the code'):
@@ -165,101 +185,97 @@ def unit_tests(opts: Options, lines: Lines, ex: Executor, required: bool = False
 	with stage('shellcheck'):
 		run(['shellcheck', '-x', *shell_scripts()])
 	if skipped:
-		print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {lines.newest.name} and no '
-		      f'{lines.newest.package} in the cache (make check fetches it)', flush=True)
+		print(f'unit tests: SKIPPED {", ".join(skipped)}: no KSRC of Linux {s.newest.name} '
+		      f'and no {s.newest.package} in the cache (make check fetches it)', flush=True)
 	print('unit tests: passed', flush=True)
 	return 0
 
 
-def unit_tests_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return unit_tests(opts, lines, ex)
+def unit_tests_handler(s: Session) -> int:
+	return unit_tests(s)
 
 
-def file_diffs(opts: Options, lines: Lines, check: bool) -> int:
+def file_diffs(s: Session, check: bool) -> int:
 	import harness_diffs
-	return harness_diffs.file_diffs(lines.newest, fetch_source(lines.newest, opts), check)
+	return harness_diffs.file_diffs(s.newest, fetch_source(s.newest, s.opts), check)
 
 
-def file_diffs_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return file_diffs(opts, lines, check=False)
+def file_diffs_handler(s: Session) -> int:
+	return file_diffs(s, check=False)
 
 
-def check_file_diffs_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	return file_diffs(opts, lines, check=True)
+def check_file_diffs_handler(s: Session) -> int:
+	return file_diffs(s, check=True)
 
 
-def mails_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def mails_handler(s: Session) -> int:
 	"""The newest line's series as mails in the poster's name
 	(harness_mails.py), whose identity is refused before anything is
 	fetched."""
 	import harness_mails
 	poster = harness_mails.the_poster()
-	if opts.ksrc:
-		base = harness_mails.poster_tree(opts.ksrc, lines.newest)
+	if s.opts.ksrc:
+		base = harness_mails.poster_tree(s.opts.ksrc, s.newest)
 	else:
-		base = harness_mails.debian_repo(newest_source(opts, lines, ex))
-	return harness_mails.mails(lines.newest, base, opts.out, poster)
+		base = harness_mails.debian_repo(s.source())
+	return harness_mails.mails(s.newest, base, s.opts.out, poster)
 
 
-def mails_check_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def mails_check_handler(s: Session) -> int:
 	"""make mails with a test identity on a git tree made of the newest
-	line's Debian source and one later commit (harness_mails.py)."""
+	line's Debian source (never KSRC) and one later commit
+	(harness_mails.py)."""
 	import harness_mails
-	src = harness_boot.newest_source(Options(out=opts.out), lines.every, lines.newest, ex)
-	return harness_mails.check_on_git_tree(lines.newest, src, opts.out)
+	src = fetch_source(s.newest, s.opts)
+	return harness_mails.check_on_git_tree(s.newest, src, s.opts.out)
 
 
-def kunit_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def kunit_handler(s: Session) -> int:
 	import harness_kunit
-	return harness_kunit.kunit(opts, lines.newest, ex)
+	return harness_kunit.kunit(s.opts, s.newest)
 
 
-def litmus_handler(opts: Options, lines: Lines, ex: Executor) -> int:
-	"""litmus.py run, which prints each herd7 command as it runs it,
-	on the newest line's memory model."""
-	tree = newest_source(opts, lines, ex)
-	with ex.stage('litmus tests (herd7)'):
-		return ex.run(Cmd.of([sys.executable, os.path.join(SCRIPTS, 'litmus.py'), 'run', '--tree', tree,
-				      '--jobs', str(opts.jobs)], check=False)).returncode
+def litmus_handler(s: Session) -> int:
+	"""litmus.check(), as litmus.py run: each test and its mutant on the
+	newest line's memory model."""
+	import litmus
+	tree = s.source()
+	with stage('litmus tests (herd7)'):
+		return litmus.check(Path(tree), (), s.opts.jobs)
 
 
-def check_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def check_handler(s: Session) -> int:
 	"""Each step in turn, the first that fails ends it; the time of
 	every stage at the end, passed or not."""
+	opts = s.opts
 	start = time.monotonic()
-	lines.boots(opts)	# the selection, checked before anything is fetched
-	if ex.dry:
-		for name, step in check_steps():
-			print(f'# make check: {name}', flush=True)
-			if name in DRY_RUN_STEPS:
-				step(opts, lines, ex)
-		return 0
+	s.boots()	# the selection, checked before anything is fetched
 	try:
 		for name, step in check_steps():
 			with stage(f'make check: {name}'):
-				if step(opts, lines, ex) != 0:
+				if step(s) != 0:
 					raise HarnessError(f'make check: {name} failed')
 	finally:
 		print('\nstage times:\n' + '\n'.join(stage_summary()), flush=True)
-	s = int(time.monotonic() - start)
+	secs = int(time.monotonic() - start)
 	what = ' '.join(filter(None, [f'KERNEL={opts.kernel or "all"}',
 				      f'KSRC={opts.ksrc}' if opts.ksrc else '',
 				      f'RUNS={" ".join(opts.runs)}' if opts.runs else '',
 				      f'ARCH={opts.arch}' if opts.arch else '']))
-	msg = f'make check ({what}): passed in {s // 60}m{s % 60}s'
+	msg = f'make check ({what}): passed in {secs // 60}m{secs % 60}s'
 	print(msg, flush=True)
 	with open(os.path.join(opts.out, 'check.time'), 'w') as f:
 		f.write(msg + '\n')
 	return 0
 
 
-Handler = Callable[[Options, Lines, Executor], int]
+Handler = Callable[[Session], int]
 
 
 def check_steps() -> List[Tuple[str, Handler]]:
 	"""make check's steps, in order: (name, the step)."""
-	return [('per-file diffs', lambda opts, lines, ex: file_diffs(opts, lines, check=True)),
-		('unit tests', lambda opts, lines, ex: unit_tests(opts, lines, ex, required=True)),
+	return [('per-file diffs', lambda s: file_diffs(s, check=True)),
+		('unit tests', lambda s: unit_tests(s, required=True)),
 		('mails', mails_check_handler),
 		('static checks', static_checks_handler),
 		('litmus tests', litmus_handler),
@@ -267,22 +283,27 @@ def check_steps() -> List[Tuple[str, Handler]]:
 		('boot test', boot_test_handler)]
 
 
-def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def results_handler(s: Session) -> int:
+	opts = s.opts
 	commit = os.path.join(opts.out, 'commit')
 	tables = []
-	for line in lines.every:
+	for line in s.every:
 		d = os.path.join(opts.out, line.name, 'results')
 		# The default architecture's table first.
-		for name in sorted(os.listdir(d) if os.path.isdir(d) else [], key=lambda n: (n != DEFAULT_ARCH + '.md', n)):
+		for name in sorted(os.listdir(d) if os.path.isdir(d) else [],
+				   key=lambda n: (n != DEFAULT_ARCH + '.md', n)):
 			t = os.path.join(d, name)
 			# Not an older run's.
-			if name.endswith('.md') and os.path.isfile(commit) and os.path.getmtime(t) >= os.path.getmtime(commit):
+			if name.endswith('.md') and os.path.isfile(commit) and \
+			   os.path.getmtime(t) >= os.path.getmtime(commit):
 				tables.append(t)
 	if not tables:
-		raise HarnessError(f'no results in {opts.out}: run make boot-test or make check first')
+		raise HarnessError(f'no results in {opts.out}: '
+				   'run make boot-test or make check first')
 	when = datetime.datetime.utcfromtimestamp(os.path.getmtime(tables[0])).strftime('%Y-%m-%d')
 	out = ['Results of the last run', '=======================', '',
-	       f'Generated by make results on {datetime.datetime.utcnow():%Y-%m-%d} from {opts.out};',
+	       f'Generated by make results on {datetime.datetime.utcnow():%Y-%m-%d} '
+	       f'from {opts.out};',
 	       f'the boots ran on {when}, at commit {file_text(commit).strip()},',
 	       f'{os.cpu_count()} cpus.',
 	       'Each cell is base / patched: base is the tree with the series\' first',
@@ -301,7 +322,8 @@ def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	# whose figures the changelogs quote.
 	bench = os.path.join(opts.out, 'bench', 'report.md')
 	results = os.path.join(TOP, 'RESULTS')
-	kept = file_text(results).partition('\nmake bench ran at commit ') if os.path.isfile(results) else ('', '', '')
+	kept = file_text(results).partition('\nmake bench ran at commit ') \
+		if os.path.isfile(results) else ('', '', '')
 	if os.path.isfile(bench):
 		bc = os.path.join(opts.out, 'bench', 'commit')
 		if os.path.isfile(bc):
@@ -315,50 +337,55 @@ def results_handler(opts: Options, lines: Lines, ex: Executor) -> int:
 	return 0
 
 
-def mutation_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def mutation_handler(s: Session) -> int:
 	"""Each mutant of tests/harness-mutants.toml (those --mutants selects)
 	alone against the unit tests; the newest line's kunit_parser is
 	required (fetched)."""
 	import harness_mutation
-	mutants = harness_mutation.select(harness_mutation.load_mutants(), opts.mutants)
-	src = newest_source(opts, lines, ex)
-	return harness_mutation.mutation(os.path.join(src, KUNIT_TOOL), opts.jobs, mutants)
+	mutants = harness_mutation.select(harness_mutation.load_mutants(), s.opts.mutants)
+	return harness_mutation.mutation(s.ktap_tool(), s.opts.jobs, mutants)
 
 
-def bench_handler(opts: Options, lines: Lines, ex: Executor) -> int:
+def bench_handler(s: Session) -> int:
 	import harness_bench
-	return harness_bench.bench(opts, lines.chosen, lines.newest, ex)
+	return harness_bench.bench(s.opts, s.chosen, s.newest)
 
 
 def shell_scripts() -> List[str]:
-	return [os.path.join(SCRIPTS, f) for f in sorted(os.listdir(SCRIPTS)) if f.endswith('.sh')] + \
+	return [os.path.join(SCRIPTS, f) for f in sorted(os.listdir(SCRIPTS))
+		if f.endswith('.sh')] + \
 		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', '.ci/run')]
 
 
-# make check's steps that build or boot, which --dry-run shows; the
-# others (per-file diffs, unit tests, mails) build and boot nothing.
-DRY_RUN_STEPS = ('static checks', 'litmus tests', 'kunit.py', 'boot test')
 # Each command: what runs it, what it does. The options each takes are
 # harness_config.OPTIONS'.
 COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
-	'boot-test': (boot_test_handler, 'build base and patched kernels, boot them in QEMU, print base vs patched'),
-	'boot': (boot_handler, 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 patched) and judge it'),
-	'parse': (parse_handler, "judge a saved serial log (LOG LINE RUN VARIANT) as boot's test of that kernel does, "
-		  'booting nothing'),
-	'check': (check_handler, 'everything: per-file diffs, unit tests, mails, static checks, litmus, kunit.py, boot-test'),
+	'boot-test': (boot_test_handler,
+		      'build base and patched kernels, boot them in QEMU, print base vs patched'),
+	'boot': (boot_handler, 'boot one kernel of the cache (LINE RUN VARIANT, e.g. 7.3 smp2 '
+		 'patched) and judge it'),
+	'parse': (parse_handler, "judge a saved serial log (LOG LINE RUN VARIANT) as boot's "
+		  'test of that kernel does, booting nothing'),
+	'check': (check_handler, 'everything: per-file diffs, unit tests, mails, static checks, '
+		  'litmus, kunit.py, boot-test'),
 	'check-options': (check_options_handler, 'check the options and configs/, do nothing else'),
 	'static-checks': (static_checks_handler, "the static checks of each line's series"),
 	'litmus': (litmus_handler, 'the litmus tests of tests/litmus/ with herd7'),
-	'kunit': (kunit_handler, 'kunit.py run --kunitconfig=kernel/time on the newest line, x86_64 with 2 CPUs; '
-		  'every KUnit case of the series must run'),
-	'unit-tests': (unit_tests_handler, "the harness's unit tests, the selftest's host test, shellcheck"),
-	'mutation': (mutation_handler, 'each mutant of tests/harness-mutants.toml alone against the unit tests'),
-	'bench': (bench_handler, 'what the series and the designs it was chosen over cost and keep'),
+	'kunit': (kunit_handler, 'kunit.py run --kunitconfig=kernel/time on the newest line, '
+		  'x86_64 with 2 CPUs; every KUnit case of the series must run'),
+	'unit-tests': (unit_tests_handler,
+		       "the harness's unit tests, the selftest's host test, shellcheck"),
+	'mutation': (mutation_handler,
+		     'each mutant of tests/harness-mutants.toml alone against the unit tests'),
+	'bench': (bench_handler,
+		  'what the series and the designs it was chosen over cost and keep'),
 	'file-diffs': (file_diffs_handler, 'write the per-file diffs of the series'),
-	'check-file-diffs': (check_file_diffs_handler, 'compare the per-file diffs with the series'),
+	'check-file-diffs': (check_file_diffs_handler,
+			     'compare the per-file diffs with the series'),
 	'results': (results_handler, "RESULTS, from the last run's tables"),
-	'mails': (mails_handler, 'the series as mails for git send-email, From: and Signed-off-by: your git identity, '
-		  'on KSRC, your git tree of the newest line or newer (never modified)'),
+	'mails': (mails_handler, 'the series as mails for git send-email, From: and Signed-off-by: '
+		  'your git identity, on KSRC, your git tree of the newest line or newer (never '
+		  'modified)'),
 }
 # Print what the Makefile needs of OPTIONS (make_flags()), and make help;
 # they read no option and no file of configs/.
@@ -376,24 +403,30 @@ def parser() -> argparse.ArgumentParser:
 	"""harness.py's flags, each command with the OPTIONS it takes. An
 	option not given is None: Options' default, not argparse's, holds."""
 	p = argparse.ArgumentParser(prog='harness.py', description=__doc__.split('\n\n')[0],
-				    epilog='harness.py COMMAND -h: the options of COMMAND, and their defaults')
+				    epilog='harness.py COMMAND -h: the options of COMMAND, '
+				    'and their defaults')
 	sub = p.add_subparsers(dest='command', required=True, metavar='COMMAND')
 	for name, (_, what) in COMMANDS.items():
 		c = sub.add_parser(name, help=what, description=what)
 		if name == 'parse':
-			c.add_argument('log', metavar='LOG', help='a serial log, e.g. out/logs/7.3/boot-x86_64-smp2.patched.log')
+			c.add_argument('log', metavar='LOG',
+				       help='a serial log, e.g. '
+				       'out/logs/7.3/boot-x86_64-smp2.patched.log')
 		if name in ('boot', 'parse'):
 			c.add_argument('line', metavar='LINE')
 			c.add_argument('run', metavar='RUN')
-			c.add_argument('variant', metavar='VARIANT', help='base, patched or a mutant')
+			c.add_argument('variant', metavar='VARIANT',
+				       help='base, patched or a mutant')
 		for o in options_of(name):
 			help = o.help + (f' (default: {o.default})' if o.default else '')
 			if o.metavar:
-				c.add_argument(*o.flags, dest=o.name, metavar=o.metavar, type=o.type, help=help)
+				c.add_argument(*o.flags, dest=o.name, metavar=o.metavar,
+					       type=o.type, help=help)
 			else:
-				c.add_argument(*o.flags, dest=o.name, action='store_true', default=None, help=help)
-	sub.add_parser(MAKE_FLAGS, help="the Makefile's variables, each VARIABLE:FLAG= (:command-line, from "
-		       "make's command line only)")
+				c.add_argument(*o.flags, dest=o.name, action='store_true',
+					       default=None, help=help)
+	sub.add_parser(MAKE_FLAGS, help="the Makefile's variables, each VARIABLE:FLAG= "
+		       "(:command-line, from make's command line only)")
 	sub.add_parser(MAKE_HELP, help='make help: TARGETS and the variables')
 	return p
 
@@ -410,7 +443,8 @@ def make_help(targets: List[str]) -> str:
 	"""make help: the make TARGETS that are harness.py's commands, what
 	each does, then the variables (doc/harness.txt's option list)."""
 	out = ['make TARGET [VARIABLE=VALUE ...]; the targets (all: boot-test):']
-	out += [textwrap.fill(COMMANDS[t][1], 76, initial_indent=f'  {t:18}', subsequent_indent=' ' * 20)
+	out += [textwrap.fill(COMMANDS[t][1], 76, initial_indent=f'  {t:18}',
+			      subsequent_indent=' ' * 20)
 		for t in targets if t in COMMANDS]
 	out += ['  setup             install the Debian packages the harness needs',
 		'  clean             remove OUT', '', 'The variables (a switch: 1 is on, 0 off):']
@@ -424,7 +458,8 @@ def from_make(command: str, argv: List[str]) -> Tuple[List[str], List[str]]:
 	COMMAND does not take, a value its type refuses. Each option is named
 	by its variable in harness_config.GIVEN_AS."""
 	errors, out = [], []
-	by_flag = {f: (o, v) for o in OPTIONS for v, f in zip((o.variable, o.alias.upper()), o.flags)}
+	by_flag = {f: (o, v) for o in OPTIONS
+		   for v, f in zip((o.variable, o.alias.upper()), o.flags)}
 	for a in argv:
 		flag, eq, value = a.partition('=')
 		if flag not in by_flag or not eq:
@@ -433,8 +468,9 @@ def from_make(command: str, argv: List[str]) -> Tuple[List[str], List[str]]:
 		o, variable = by_flag[flag]
 		harness_config.GIVEN_AS[o.name] = variable
 		if not o.taken_by(command):
-			errors.append(f'{variable}= is no variable of make {command} (its variables: '
-				      f'{" ".join(p.variable for p in options_of(command))})')
+			taken = ' '.join(p.variable for p in options_of(command))
+			errors.append(f'{variable}= is no variable of make {command} (its '
+				      f'variables: {taken})')
 			continue
 		try:
 			if o.type(value) is not False:
@@ -453,7 +489,9 @@ def option_list() -> str:
 		where = f'{cmds}; on make\'s command line only' if o.command_line_only else cmds
 		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')')
 		head = f'  {o.variable}={o.shown_example}'
-		out += textwrap.wrap(text, 76, initial_indent=head.ljust(28) if len(head) < 28 else head + '   ',
+		out += textwrap.wrap(text, 76,
+				     initial_indent=head.ljust(28) if len(head) < 28
+				     else head + '   ',
 				     subsequent_indent=' ' * 28, break_on_hyphens=False)
 	return '\n'.join(out)
 
@@ -485,7 +523,8 @@ def main(argv: List[str]) -> int:
 			print(make_help(argv[1:]))
 			return 0
 		harness_util.STAGES.clear()
-		given = {o.name: getattr(args, o.name) for o in options_of(args.command) if getattr(args, o.name) is not None}
+		given = {o.name: getattr(args, o.name) for o in options_of(args.command)
+			 if getattr(args, o.name) is not None}
 		# check works on every line unless told otherwise.
 		if args.command == 'check' and not given.get('kernel') and not given.get('ksrc'):
 			given['kernel'] = 'all'
@@ -495,16 +534,15 @@ def main(argv: List[str]) -> int:
 		harness_util.COMMANDS_LOG = os.path.join(opts.out, 'logs', 'commands.log')
 		# make mails' KSRC is the poster's git tree, of the newest line's
 		# version or newer (harness_mails.poster_tree()), not a line's.
-		lines = Lines.load(dataclasses.replace(opts, ksrc='') if args.command == 'mails' else opts)
-		# What runs the commands: the real run's or the dry run's executor.
-		ex = Dry() if opts.dry_run else Real()
+		session = Session.load(opts, dataclasses.replace(opts, ksrc='')
+				       if args.command == 'mails' else None)
 		os.makedirs(os.path.join(opts.out, 'logs'), exist_ok=True)
 		handler = COMMANDS[args.command][0]
 		if args.command == 'boot':
-			return handler(opts, lines, ex, args.line, args.run, args.variant)
+			return handler(session, args.line, args.run, args.variant)
 		if args.command == 'parse':
-			return handler(opts, lines, ex, args.log, args.line, args.run, args.variant)
-		return handler(opts, lines, ex)
+			return handler(session, args.log, args.line, args.run, args.variant)
+		return handler(session)
 	except HarnessError as e:
 		print(f'error: {e}', file=sys.stderr, flush=True)
 		return 1

@@ -29,8 +29,9 @@ import bench_report
 from bench_report import DESIGNS
 from harness_arch import Kernel
 from harness_config import DEFAULT_ARCH, KernelLine, Options, Run, given, kernel_cmdline, load_arch
-from harness_kernel import Kernels, Tree, newest_source
-from harness_guest import accelerator, boot_and_parse, build_initramfs, qemu_argv
+from harness_boot import boot_and_parse
+from harness_kernel import KUNIT_TOOL, Kernels, Tree, newest_source
+from harness_guest import accelerator, build_initramfs, qemu_argv
 import harness_results
 from harness_results import BootReport, Problem
 from harness_util import TOP, HarnessError, describe, file_text, note, run, stage
@@ -41,9 +42,6 @@ NATIVE_ROUNDS = 31
 ARCH = DEFAULT_ARCH
 # The part of init whose results say what a design keeps.
 SELFTEST = 'cn_proc-selftest'
-# Where the newest line's source keeps kunit_tool, whose kunit_parser
-# reads the boots' KTAP.
-KUNIT_TOOL = os.path.join('tools', 'testing', 'kunit')
 
 
 def check_options(opts: Options, lines: Sequence[KernelLine]) -> None:

@@ -18,10 +18,11 @@ Every rule about these (defaults, syntax, what goes with what) is here.
 
 import argparse
 import dataclasses
-import importlib.util
+import functools
 import os
 import re
 import tomllib
+import types
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from harness_arch import Arch, Kernel
@@ -39,14 +40,20 @@ DEFAULT_ARCH = 'x86_64'
 
 
 def load_arch(name: str) -> Arch:
+	"""configs/arch/NAME.py's Arch, checked; the file is executed once a
+	process (for each content it has), every caller sharing its Arch."""
 	path = os.path.join(CONFIGS, 'arch', name + '.py')
 	if not re.fullmatch(r'[a-z0-9_]+', name) or not os.path.isfile(path):
 		raise HarnessError(f'no architecture {name}: no configs/arch/{name}.py')
-	spec = importlib.util.spec_from_file_location(f'arch_{name}', path)
-	if spec is None or spec.loader is None:
-		raise HarnessError(f'configs/arch/{name}.py: not loadable as a module')
-	mod = importlib.util.module_from_spec(spec)
-	spec.loader.exec_module(mod)
+	return _arch_of(name, path, file_text(path))
+
+
+@functools.cache
+def _arch_of(name: str, path: str, text: str) -> Arch:
+	"""The Arch of configs/arch/NAME.py, PATH, whose content is TEXT."""
+	mod = types.ModuleType(f'arch_{name}')
+	mod.__file__ = path
+	exec(compile(text, path, 'exec'), mod.__dict__)
 	arch = getattr(mod, 'ARCH', None)
 	if not isinstance(arch, Arch):
 		raise HarnessError(f'configs/arch/{name}.py: no ARCH = Arch(...)')
@@ -55,14 +62,15 @@ def load_arch(name: str) -> Arch:
 	check_fragment(f'configs/arch/{name}.py: kconfig', arch.kconfig)
 	guest_debs = ('debian_arch', 'debian_triplet', 'elf_machine', 'debian_suite')
 	if arch.boots and not all(getattr(arch, f) for f in guest_debs):
-		raise HarnessError(f'configs/arch/{name}.py: it boots, so its guest needs Debian packages: '
-				   f'{", ".join(guest_debs)} must all be given')
+		raise HarnessError(f'configs/arch/{name}.py: it boots, so its guest needs Debian '
+				   f'packages: {", ".join(guest_debs)} must all be given')
 	if arch.boots and not (arch.qemu_max_cpus and arch.clocksources):
-		raise HarnessError(f'configs/arch/{name}.py: it boots, so its runs are held against its '
-				   'qemu_max_cpus and clocksources: both must be given')
+		raise HarnessError(f'configs/arch/{name}.py: it boots, so its runs are held '
+				   'against its qemu_max_cpus and clocksources: both must be given')
 	if 32 in dict(arch.listeners) and not arch.compat_elf_machine:
-		raise HarnessError(f'configs/arch/{name}.py: a 32-bit listener, whose build the static checks '
-				   'hold against compat_elf_machine: it must be given')
+		raise HarnessError(f'configs/arch/{name}.py: a 32-bit listener, whose build '
+				   'the static checks hold against compat_elf_machine: it must be '
+				   'given')
 	return arch
 
 
@@ -275,9 +283,8 @@ def debian_suite(value: str) -> Optional[str]:
 	return value or None
 
 
-# The selftest's and the storm's getopt() options.
+# The selftest's getopt() options.
 SELFTEST_OPTIONS = 'wnt'	# workers, events, seconds
-STORM_OPTIONS = 'wtr'		# workers, seconds per round, rounds
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,11 +302,8 @@ class Options:
 	boot_timeout: int = 300
 	debs_mirror: str = ''		# '' is the machine's apt mirror
 	clients_suite: str = 'bookworm'
-	bench_pairs: int = 10
-	bench_cpus: int = 2
-	storm_args: Tuple[str, ...] = ('-w', '4', '-t', '3', '-r', '3')
-	mutants: Tuple[str, ...] = ()	# words each mutant make mutation runs has in its what; () is every mutant
-	dry_run: bool = False
+	# Words each mutant make mutation runs has in its what; () is every mutant.
+	mutants: Tuple[str, ...] = ()
 	no_cache: bool = False
 	verbose: bool = False
 
@@ -319,7 +323,8 @@ class Option:
 	but: Tuple[str, ...] = ()	# where COMMANDS is None, those that do not take it
 	alias: str = ''			# another name of the flag and the variable
 	make_variable: str = ''		# the variable, where not NAME in capitals
-	shown_default: str = ''		# the default as -h and doc/harness.txt say it, where the field's is not that
+	# The default as -h and doc/harness.txt say it, where the field's is not that.
+	shown_default: str = ''
 	# Taken from make's command line only, never from the environment.
 	command_line_only: bool = False
 
@@ -341,7 +346,9 @@ class Option:
 		return (self.flag, '--' + self.alias) if self.alias else (self.flag,)
 
 	def taken_by(self, command: str) -> bool:
-		return command in self.commands if self.commands is not None else command not in self.but
+		if self.commands is not None:
+			return command in self.commands
+		return command not in self.but
 
 	@property
 	def default(self) -> str:
@@ -356,53 +363,54 @@ class Option:
 
 # The commands that take an option, where not every one does.
 BOOTING_COMMANDS = ('boot-test', 'check', 'check-options')
-DRY_RUN_COMMANDS = ('boot-test', 'boot', 'check', 'static-checks', 'litmus', 'kunit', 'bench')
 # The commands that build with make -j, and those that stage the guest's clients.
 JOBS_COMMANDS = BOOTING_COMMANDS + ('boot', 'static-checks', 'litmus', 'kunit', 'mutation', 'bench')
 CLIENTS_COMMANDS = BOOTING_COMMANDS + ('boot', 'bench')
 OPTIONS = (
 	Option('kernel', 'LINES', lambda: '|'.join(l.name for l in load_lines()) + '|all',
-	       'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by default (check: all; with '
-	       '--ksrc, its version); bench takes one line', str.strip, BOOTING_COMMANDS + ('static-checks', 'bench')),
+	       'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by default '
+	       '(check: all; with --ksrc, its version); bench takes one line', str.strip,
+	       BOOTING_COMMANDS + ('static-checks', 'bench')),
 	Option('ksrc', 'DIR', '/path/to/linux',
-	       'your own kernel tree instead of the Debian package; copied, never modified; the series whose base '
-	       'matches its version is used; if it is the newest line, kunit_parser, the kselftest headers and '
-	       'build system come from it too', but=('results',)),
+	       'your own kernel tree instead of the Debian package; copied, never modified; the '
+	       'series whose base matches its version is used; if it is the newest line, '
+	       'kunit_parser, the kselftest headers and build system come from it too',
+	       but=('results',)),
 	Option('runs', 'RUNS', '"smp2 rt"',
-	       'only these runs of configs/runs.toml, every run by default: each must be a run of a chosen line, '
-	       'and each chosen line must keep at least one run (CONFIGS, its old name, too)', words,
-	       BOOTING_COMMANDS, alias='configs'),
-	Option('arch', 'ARCH', lambda: '|'.join(sorted(booting_arches(), key=lambda a: a != DEFAULT_ARCH)),
-	       'only the runs that boot this architecture (configs/arch/ARCH.py), with the same rule; every one by '
-	       'default', booting_arch, BOOTING_COMMANDS, command_line_only=True),
+	       'only these runs of configs/runs.toml, every run by default: each must be a run of '
+	       'a chosen line, and each chosen line must keep at least one run (CONFIGS, its old '
+	       'name, too)', words, BOOTING_COMMANDS, alias='configs'),
+	Option('arch', 'ARCH',
+	       lambda: '|'.join(sorted(booting_arches(), key=lambda a: a != DEFAULT_ARCH)),
+	       'only the runs that boot this architecture (configs/arch/ARCH.py), with the same '
+	       'rule; every one by default', booting_arch, BOOTING_COMMANDS,
+	       command_line_only=True),
 	Option('selftest_args', 'ARGS', '"-n 50000 -t 60"',
-	       "the selftest's load: -w workers, -n events, -t seconds, each a number of at least 1 (in the guest, "
-	       'KSELFTEST_CN_PROC_TEST_ARGS)', getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot', 'parse')),
-	Option('out', 'DIR', '/path', 'where trees, builds, logs and results go', out_dir, shown_default='out at the top of the tree'),
-	Option('jobs', 'N', 'N', "make -j for kernel builds; make -jN is JOBS=N (make's targets run one at a time)",
+	       "the selftest's load: -w workers, -n events, -t seconds, each a number of at "
+	       'least 1 (in the guest, KSELFTEST_CN_PROC_TEST_ARGS)',
+	       getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot', 'parse')),
+	Option('out', 'DIR', '/path', 'where trees, builds, logs and results go', out_dir,
+	       shown_default='out at the top of the tree'),
+	Option('jobs', 'N', 'N',
+	       "make -j for kernel builds; make -jN is JOBS=N (make's targets run one at a time)",
 	       positive, JOBS_COMMANDS, shown_default='the number of CPUs'),
 	Option('boot_timeout', 'SECONDS', '300', 'seconds before a boot counts as hung', positive,
 	       BOOTING_COMMANDS + ('boot', 'bench')),
-	Option('debs_mirror', 'URL', 'URL', "the Debian mirror; the machine's apt mirror by default", http_url,
+	Option('debs_mirror', 'URL', 'URL',
+	       "the Debian mirror; the machine's apt mirror by default", http_url,
 	       but=('results',)),
 	Option('clients_suite', 'SUITE', 'bookworm',
-	       "the Debian suite of keepalived, extrace and cgrulesengd (sid's keepalived and cgrulesengd run "
-	       'beside them)', debian_suite, CLIENTS_COMMANDS),
-	Option('bench_pairs', 'N', '10',
-	       'rounds of the storm, each booting every design once, in each accelerator mode', positive, ('bench',)),
-	Option('bench_cpus', 'N', '2', "the bench guests' CPUs", positive, ('bench',)),
-	Option('storm_args', 'ARGS', '"-w 4 -t 3 -r 3"',
-	       "the storm's -w workers, -t seconds a round and -r rounds, for each of its three listener states",
-	       getopt_numbers(STORM_OPTIONS), ('bench',)),
+	       "the Debian suite of keepalived, extrace and cgrulesengd (sid's keepalived and "
+	       'cgrulesengd run beside them)', debian_suite, CLIENTS_COMMANDS),
 	Option('mutants', 'WORDS', '"kunit cache"',
-	       "only the mutants of tests/harness-mutants.toml whose what has each of these words (in any case), "
-	       "as a change's own; every one by default", words, ('mutation',)),
-	Option('dry_run', '', '1', 'print every make, kunit.py and QEMU command line it would run, run none',
-	       switch, DRY_RUN_COMMANDS),
+	       'only the mutants of tests/harness-mutants.toml whose what has each of these words '
+	       "(in any case), as a change's own; every one by default", words, ('mutation',)),
 	Option('no_cache', '', '1',
-	       'use no entry of the cache: make every source tree, .config, kernel, check, kunit.py run, herd7 and '
-	       'guest program again, each replacing its entry', switch, but=('results',)),
-	Option('verbose', '', '1', "echo each command as it runs (OUT/logs/commands.log has them always)",
+	       'use no entry of the cache: make every source tree, .config, kernel, check, '
+	       'kunit.py run, herd7 and guest program again, each replacing its entry', switch,
+	       but=('results',)),
+	Option('verbose', '', '1',
+	       'echo each command as it runs (OUT/logs/commands.log has them always)',
 	       switch, make_variable='V', command_line_only=True),
 )
 
@@ -454,7 +462,7 @@ def select_lines(opts: Options, lines: List[KernelLine]) -> List[KernelLine]:
 # Runs -------------------------------------------------------------------
 
 # What init runs (tests/init's cnproc_run), and what it reports.
-MODES = ('selftest', 'kunit', 'storm')
+MODES = ('selftest', 'kunit')
 PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
 # Kernel arguments the harness gives (console=, panic=, kunit.filter_glob=) or
 # that a run names by field (clocksource=, preempt=, init's cnproc_*):

@@ -55,8 +55,9 @@ def maintainers_with_selftest(text: str) -> str:
 
 
 def diff(f: str, old: str, new: str) -> str:
-	proc = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}', old if os.path.isfile(old) else '/dev/null',
-		    new], capture='stdout', check=False, quiet=True)
+	proc = run(['diff', '-up', '--label', f'a/{f}', '--label', f'b/{f}',
+		    old if os.path.isfile(old) else '/dev/null', new],
+		   capture='stdout', check=False, quiet=True)
 	if proc.returncode > 1:
 		raise HarnessError(f'diff of {f} failed')
 	return str(proc.stdout)
@@ -70,14 +71,16 @@ def expected(line: KernelLine, src: str) -> dict:
 	with tempfile.TemporaryDirectory() as tmp:
 		for side in ('a', 'b'):
 			for f in files:
-				os.makedirs(os.path.join(tmp, side, os.path.dirname(f)), exist_ok=True)
+				dest = os.path.join(tmp, side, f)
+				os.makedirs(os.path.dirname(dest), exist_ok=True)
 				if os.path.isfile(os.path.join(src, f)):
-					shutil.copy(os.path.join(src, f), os.path.join(tmp, side, f))
+					shutil.copy(os.path.join(src, f), dest)
 		for p in patches:
 			proc = run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--fuzz=0',
 				    '--no-backup-if-mismatch', '-i', p], capture='all', check=False)
 			if proc.returncode:
-				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with --fuzz=0 to {src}')
+				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with '
+						   f'--fuzz=0 to {src}')
 		return {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f))
 			for f in files if not f.startswith(SELFTEST + '/')}
 
@@ -94,7 +97,8 @@ def changelog() -> Tuple[Dict[str, str], str]:
 	head, sep, msg = text.partition('\n\n')
 	headers = dict(l.split(': ', 1) for l in head.splitlines())
 	if not sep or sorted(headers) != ['Date', 'From', 'Subject'] or not msg.strip():
-		raise HarnessError(f'{CHANGELOG}: not From:, Date:, Subject:, a blank line and the message')
+		raise HarnessError(f'{CHANGELOG}: not From:, Date:, Subject:, a blank line and '
+				   'the message')
 	return headers, msg
 
 
@@ -106,8 +110,10 @@ def selftest_patch(src: str) -> Tuple[str, str]:
 	git format-patch writes it, numbered PATCH_NUMBER/PATCH_TOTAL."""
 	headers, msg = changelog()
 	name, addr = email.utils.parseaddr(headers['From'])
-	who = {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': addr, 'GIT_AUTHOR_DATE': headers['Date'],
-	       'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': addr, 'GIT_COMMITTER_DATE': headers['Date'],
+	who = {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': addr,
+	       'GIT_AUTHOR_DATE': headers['Date'],
+	       'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': addr,
+	       'GIT_COMMITTER_DATE': headers['Date'],
 	       # the same patch whatever the user's git configuration says
 	       'GIT_CONFIG_GLOBAL': '/dev/null', 'GIT_CONFIG_NOSYSTEM': '1'}
 	with tempfile.TemporaryDirectory() as repo:
@@ -115,14 +121,17 @@ def selftest_patch(src: str) -> Tuple[str, str]:
 		shutil.copytree(os.path.join(src, SELFTEST), dst)
 		git = ['git', '-C', repo, '-c', 'core.autocrlf=false', '-c', 'commit.gpgsign=false']
 		shutil.copy(os.path.join(src, 'MAINTAINERS'), os.path.join(repo, 'MAINTAINERS'))
-		for argv in (['init', '-q'], ['add', '-f', '.'], ['commit', '-q', '--allow-empty', '-m', 'base']):
+		for argv in (['init', '-q'], ['add', '-f', '.'],
+			     ['commit', '-q', '--allow-empty', '-m', 'base']):
 			run(git + argv, env=who, capture='all', quiet=True)
 		for f in selftest_files():	# the tree's others (proc_filter.c) stay
 			shutil.copy(os.path.join(TOP, SELFTEST, f), os.path.join(dst, f))
 		with open(os.path.join(repo, 'MAINTAINERS'), 'w') as f:
-			f.write(maintainers_with_selftest(file_text(os.path.join(src, 'MAINTAINERS'))))
+			maintainers = file_text(os.path.join(src, 'MAINTAINERS'))
+			f.write(maintainers_with_selftest(maintainers))
 		run(git + ['add', '-f', '-A', '.'], env=who, capture='all', quiet=True)
-		run(git + ['commit', '-q', '-F', '-'], env=who, input=f'{headers["Subject"]}\n\n{msg}',
+		run(git + ['commit', '-q', '-F', '-'], env=who,
+		    input=f'{headers["Subject"]}\n\n{msg}',
 		    capture='all', quiet=True)
 		out = os.path.join(repo, 'out')
 		run(git + ['format-patch', '-q', '-1', f'--start-number={PATCH_NUMBER}',
@@ -135,9 +144,11 @@ def selftest_patch(src: str) -> Tuple[str, str]:
 def check_series(name: str) -> list:
 	"""What is wrong with patches/ for the selftest's patch NAME: another
 	patch of its number, or a series that does not end with it."""
-	bad = [f'patches/{os.path.basename(p)}: left over' for p in glob.glob(os.path.join(TOP, 'patches', f'{PATCH_NUMBER:04d}-*'))
+	bad = [f'patches/{os.path.basename(p)}: left over'
+	       for p in glob.glob(os.path.join(TOP, 'patches', f'{PATCH_NUMBER:04d}-*'))
 	       if os.path.basename(p) != name]
-	series = [l for l in file_text(os.path.join(TOP, 'patches', 'series')).splitlines() if l and not l.startswith('#')]
+	series = [l for l in file_text(os.path.join(TOP, 'patches', 'series')).splitlines()
+		  if l and not l.startswith('#')]
 	if len(series) != PATCH_NUMBER or series[-1] != name:
 		bad.append(f'patches/series: does not end with {name} as its patch {PATCH_NUMBER}')
 	return bad
@@ -183,14 +194,16 @@ def cover_table(results: str) -> List[str]:
 			row = [f'{head.group(1)} {run}']
 			for _, label, scale in COVER_COLUMNS:
 				if label not in body:
-					raise HarnessError(f'RESULTS: no row {label!r} for Linux {head.group(1)}')
+					raise HarnessError(f'RESULTS: no row {label!r} for Linux '
+							   f'{head.group(1)}')
 				cell = body[label][col]
-				base, _, patched = cell.rpartition(' / ') if ' / ' in cell else ('-', '', cell)
+				base, _, patched = cell.rpartition(' / ') if ' / ' in cell \
+					else ('-', '', cell)
 				row.append(f'{_figure(base, scale)}/{_figure(patched, scale)}')
 			rows.append(row)
 	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-	intro = (f"{COVER_TABLE_START} (make check at {m.group(1)}, as RESULTS keeps them; QEMU, software "
-		 'emulation, 2 vCPUs unless the run names more), base/patched:')
+	intro = (f"{COVER_TABLE_START} (make check at {m.group(1)}, as RESULTS keeps them; "
+		 'QEMU, software emulation, 2 vCPUs unless the run names more), base/patched:')
 	return textwrap.wrap(intro, 72) + [''] + \
 		['  ' + ' '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
 
@@ -237,11 +250,13 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 	if check:
 		bad = sorted(p for p in set(want) | set(have) if want.get(p) != have.get(p))
 		for p in bad:
-			print(f'  {p}: ' + ('missing' if p not in have else 'left over' if p not in want else 'stale'),
-			      flush=True)
+			why = 'missing' if p not in have else 'left over' if p not in want \
+				else 'stale'
+			print(f'  {p}: {why}', flush=True)
 		if not os.path.isfile(path) or file_text(path) != patch:
 			bad.append(path)
-			print(f'  patches/{name}: ' + ('stale' if os.path.isfile(path) else 'missing'), flush=True)
+			why = 'stale' if os.path.isfile(path) else 'missing'
+			print(f'  patches/{name}: {why}', flush=True)
 		series = check_series(name)
 		for b in series:
 			print(f'  {b}', flush=True)
@@ -249,10 +264,11 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 			bad.append(COVER)
 			print(f'  {COVER}: its table is not RESULTS\'', flush=True)
 		if bad or series:
-			raise HarnessError('the per-file diffs, the selftest\'s patch or the cover letter\'s table do not '
-					   'match patches/, the selftest and RESULTS (run: make file-diffs)')
-		note(f'{len(want)} per-file diffs match patches/; patches/{name} matches {SELFTEST} and {CHANGELOG}; '
-		     f'the cover letter\'s table is RESULTS\'')
+			raise HarnessError('the per-file diffs, the selftest\'s patch or the '
+					   'cover letter\'s table do not match patches/, the '
+					   'selftest and RESULTS (run: make file-diffs)')
+		note(f'{len(want)} per-file diffs match patches/; patches/{name} matches '
+		     f'{SELFTEST} and {CHANGELOG}; the cover letter\'s table is RESULTS\'')
 		return 0
 	for p in have:
 		os.remove(os.path.join(TOP, p))

@@ -10,8 +10,9 @@ cn_proc as in the pristine tree), patched (the whole series) or a mutant
 (tests/mutants/NAME.patch on the series). The variants of one
 architecture and flavour share a build directory: base first, the others
 incremental rebuilds (patch 2 changes cn_proc.c and the uapi cn_proc.h
-only). The pristine tree is built only by the static checks. Images are cached under image_id(), the key of all
-they are built from, so that another clone or a rerun boots them unbuilt.
+only). The pristine tree is built only by the static checks. Images are
+cached under image_id(), the key of all they are built from, so that
+another clone or a rerun boots them unbuilt.
 """
 
 import contextlib
@@ -28,17 +29,18 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 from harness_arch import Arch, Kernel
 from harness_config import (CONFIGS, KernelLine, Options, base_patches, required_mutant_patch,
 			    series_patches)
-from harness_plan import REAL, Cmd, Executor
-from harness_stage import debs_argv
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir, cache_get, cache_key, cache_new,
-			  cache_path, cache_put, file_id, file_text, note, output, run)
+import harness_util
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir,
+			  cache_get, cache_key, cache_new, cache_path, cache_put, debs_argv,
+			  file_id, file_text, note, output, run, stage)
 
 # The series' helper, whose instructions a build keeps beside the image
 # (tests/litmus/ models arm64's), with those of the out-of-line atomics it
 # calls; and what an image's cache entry holds.
 HELPER_SYMBOL = 'ktime_stamp_ns'
 ATOMIC_CALLEE = re.compile(r'\sbl\s+([0-9a-f]+) <(__(?:cmpxchg|ll_sc|lse)\w*)>')
-IMAGE_ENTRY_CONTENTS = f'the image, id, helper.dis ({HELPER_SYMBOL} and the {ATOMIC_CALLEE.pattern} it calls)'
+IMAGE_ENTRY_CONTENTS = (f'the image, id, helper.dis ({HELPER_SYMBOL} and the '
+			f'{ATOMIC_CALLEE.pattern} it calls)')
 
 
 def patch_files(patches: Iterable[str]) -> List[str]:
@@ -74,7 +76,8 @@ class Tree:
 	def __init__(self, line: KernelLine, opts: Options):
 		self.line = line
 		self.opts = opts
-		self.line_out = os.path.join(opts.out, line.name)	# the line's output directory
+		# The line's output directory.
+		self.line_out = os.path.join(opts.out, line.name)
 		self.path = os.path.join(self.line_out, 'tree')
 		self.logs = os.path.join(opts.out, 'logs', line.name)
 		self.patches = series_patches(line.series_dir)
@@ -86,14 +89,14 @@ class Tree:
 		self._source: Optional[str] = None
 		os.makedirs(self.logs, exist_ok=True)
 
-	def source(self, ex: Executor = REAL) -> str:
+	def source(self) -> str:
 		"""The pristine source the tree is copied from: KSRC, or the
 		package's, fetched and unpacked into the cache by scripts/source.sh."""
 		if self._source is None:
 			if self.opts.ksrc:
 				self._source = os.path.realpath(self.opts.ksrc)
 			else:
-				self._source = fetch_source(self.line, self.opts, ex)
+				self._source = fetch_source(self.line, self.opts)
 		return self._source
 
 	def source_id(self) -> str:
@@ -106,51 +109,51 @@ class Tree:
 			dirs[:] = [d for d in dirs if d != '.git']
 			for f in files:
 				st = os.lstat(os.path.join(root, f))
-				stamps.append(f'{st.st_mtime} {st.st_size} {os.path.relpath(root, src)}/{f}')
+				stamps.append(f'{st.st_mtime} {st.st_size} '
+					      f'{os.path.relpath(root, src)}/{f}')
 		return f'ksrc {src} {cache_key(*sorted(stamps))}'
 
 	@property
 	def id(self) -> str:
 		return file_text(os.path.join(self.line_out, 'tree.id')).strip()
 
-	def prepare(self, ex: Executor = REAL) -> None:
+	def prepare(self) -> None:
 		"""A fresh copy of the pristine source, unless the tree is one of
-		the same source already (a dry run: a fresh copy, made by cp -al)."""
-		src = self.source(ex)
+		the same source already."""
+		src = self.source()
 		id_file = os.path.join(self.line_out, 'tree.id')
 		tmp = self.path + '.tmp'
-		if ex.dry:
-			ex.comment(f'{self.path}: a copy of {src}, unless it is one already')
-		else:
-			sid = self.source_id()
-			fresh = self.opts.no_cache and self.path not in _made_afresh
-			if not fresh and os.path.isdir(self.path) and os.path.isfile(id_file) and \
-			   file_text(id_file).strip() == sid:
-				return
-			_made_afresh.add(self.path)
-			for d in (self.path, tmp, os.path.join(self.line_out, 'build'), os.path.join(self.line_out, 'kernels')):
-				shutil.rmtree(d, ignore_errors=True)
-			if os.path.exists(id_file):
-				os.remove(id_file)
-			os.makedirs(tmp)
+		sid = self.source_id()
+		fresh = self.opts.no_cache and self.path not in _made_afresh
+		if not fresh and os.path.isdir(self.path) and os.path.isfile(id_file) and \
+		   file_text(id_file).strip() == sid:
+			return
+		_made_afresh.add(self.path)
+		for d in (self.path, tmp, os.path.join(self.line_out, 'build'),
+			  os.path.join(self.line_out, 'kernels')):
+			shutil.rmtree(d, ignore_errors=True)
+		if os.path.exists(id_file):
+			os.remove(id_file)
+		os.makedirs(tmp)
 		if self.opts.ksrc:
 			# A copy the user's tree cannot be reached through.
-			ex.run(Cmd.of(['bash', '-o', 'pipefail', '-c',
-				       f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc --exclude=./patches -cf - . '
-				       f'| tar -C {shlex.quote(tmp)} -xf -'], what=f'copying {src}'))
-			# A dry run: as if the copy had a .config.
-			if ex.dry or any(os.path.exists(os.path.join(tmp, f)) for f in ('.config', 'include/config/auto.conf')):
-				ex.run(Cmd.of(['make', '-C', tmp, '-s', 'mrproper']))
-		elif ex.run(Cmd.of(['cp', '-al', src + '/.', tmp], check=False)).returncode != 0:
+			tar = (f'tar -C {shlex.quote(src)} --exclude=.git --exclude=.pc '
+			       f'--exclude=./patches -cf - . | tar -C {shlex.quote(tmp)} -xf -')
+			harness_util.run(['bash', '-o', 'pipefail', '-c', tar],
+					 what=f'copying {src}')
+			if any(os.path.exists(os.path.join(tmp, f))
+			       for f in ('.config', 'include/config/auto.conf')):
+				harness_util.run(['make', '-C', tmp, '-s', 'mrproper'])
+		elif harness_util.run(['cp', '-al', src + '/.', tmp], check=False).returncode != 0:
 			note('cannot hard-link the source (another file system?): copying it')
 			shutil.rmtree(tmp)
-			ex.run(Cmd.of(['cp', '-a', src, tmp]))
-		if not ex.dry:
-			os.rename(tmp, self.path)
-			with open(id_file, 'w') as f:
-				f.write(sid + '\n')
+			harness_util.run(['cp', '-a', src, tmp])
+		os.rename(tmp, self.path)
+		with open(id_file, 'w') as f:
+			f.write(sid + '\n')
 
-	def _quilt(self, *args: str, check: bool = True, log: Optional[str] = None) -> subprocess.CompletedProcess:
+	def _quilt(self, *args: str, check: bool = True,
+		   log: Optional[str] = None) -> subprocess.CompletedProcess:
 		return run(['quilt', *args], cwd=self.path, check=check, log=log,
 			   env={'QUILT_PATCHES': 'patches', 'QUILT_PC': '.pc'})
 
@@ -163,7 +166,8 @@ class Tree:
 		out = {}
 		for f in sorted(files):
 			p = os.path.join(self.path, f)
-			out[f] = (file_id(p), os.stat(p).st_mtime_ns) if os.path.isfile(p) else (None, 0)
+			out[f] = (file_id(p), os.stat(p).st_mtime_ns) if os.path.isfile(p) \
+				else (None, 0)
 		return out
 
 	@staticmethod
@@ -224,7 +228,8 @@ class Tree:
 		if not os.path.isdir(pc):
 			return 0
 		applied = os.path.join(self.path, 'patches')
-		if not os.path.isfile(os.path.join(applied, 'series')) or series_digest(series_patches(applied)) != self.digest:
+		if not os.path.isfile(os.path.join(applied, 'series')) or \
+		   series_digest(series_patches(applied)) != self.digest:
 			return None
 		stack = os.path.join(pc, 'applied-patches')
 		names = file_text(stack).split() if os.path.isfile(stack) else []
@@ -234,17 +239,19 @@ class Tree:
 	def _remove_overlay(self) -> None:
 		if not os.path.isfile(self._overlay):
 			return
-		proc = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch', '--no-backup-if-mismatch',
-			    '-i', self._overlay], check=False)
+		proc = run(['patch', '-d', self.path, '-p1', '-R', '-s', '--batch',
+			    '--no-backup-if-mismatch', '-i', self._overlay], check=False)
 		if proc.returncode:
-			raise HarnessError(f'could not remove the test overlay from {self.path}; delete it and rerun')
+			raise HarnessError(f'could not remove the test overlay from {self.path}; '
+					   'delete it and rerun')
 		os.remove(self._overlay)
 
 	def _pop_all(self) -> None:
 		"""No patch applied, no quilt state: the pristine source."""
 		if os.path.isdir(os.path.join(self.path, '.pc')) and \
 		   self._quilt('pop', '-a', '-q', check=False).returncode:
-			raise HarnessError(f'quilt pop -a failed in {self.path}; delete it and rerun')
+			raise HarnessError(f'quilt pop -a failed in {self.path}; '
+					   'delete it and rerun')
 		shutil.rmtree(os.path.join(self.path, 'patches'), ignore_errors=True)
 		shutil.rmtree(os.path.join(self.path, '.pc'), ignore_errors=True)
 
@@ -269,10 +276,12 @@ class Tree:
 				shutil.copy(p, applied)
 		if have > n:
 			if self._quilt('pop', '-q', str(have - n), check=False).returncode:
-				raise HarnessError(f'quilt pop failed in {self.path}; delete it and rerun')
+				raise HarnessError(f'quilt pop failed in {self.path}; '
+						   'delete it and rerun')
 		elif have < n:
 			log = os.path.join(self.logs, 'quilt-push.log')
-			if self._quilt('push', '--fuzz=0', str(n - have), check=False, log=log).returncode:
+			if self._quilt('push', '--fuzz=0', str(n - have), check=False,
+				       log=log).returncode:
 				text = file_text(log)
 				failed = re.findall(r'^Applying patch (.*)$', text, re.M)
 				rej = re.search(r'FAILED -- rejects in file (.*)$', text, re.M)
@@ -309,7 +318,8 @@ class Tree:
 	def _add_overlay(self, patch: str) -> None:
 		base = ['patch', '-d', self.path, '-p1', '-s', '--batch', '--fuzz=0', '-i', patch]
 		if run(base + ['--dry-run'], check=False).returncode:
-			raise HarnessError(f'{os.path.basename(patch)} does not apply on top of the {self.line.name} series')
+			raise HarnessError(f'{os.path.basename(patch)} does not apply on top '
+					   f'of the {self.line.name} series')
 		shutil.copy(patch, self._overlay)
 		run(base + ['--no-backup-if-mismatch'])
 
@@ -334,32 +344,41 @@ def source_argv(deb: str, dest: str) -> List[str]:
 	return [os.path.join(SCRIPTS, 'source.sh'), deb, dest]
 
 
-def fetch_source(line: KernelLine, opts: Options, ex: Executor = REAL) -> str:
+def fetch_source(line: KernelLine, opts: Options) -> str:
 	"""The line's pristine source: its Debian package (scripts/debs.sh)
 	unpacked (scripts/source.sh) into the cache entry src/KEY, KEY the
-	package's name and SHA256 (a dry run: not in the cache)."""
-	proc = ex.run(Cmd.of(debs_argv(line.suite, line.package), capture='stdout', check=False,
-			     env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror},
-			     dry_stdout=f'{line.package}_VERSION_all.deb\n'))
+	package's name and SHA256."""
+	proc = harness_util.run(debs_argv(line.suite, line.package), capture='stdout', check=False,
+		   env={'OUT': opts.out, 'DEBS_MIRROR': opts.debs_mirror})
 	if proc.returncode or len(proc.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	deb = proc.stdout.split()[0]
-	if ex.dry:
-		ex.comment(f'{line.package}: unpacked into the cache, unless it is there')
-		tmp = os.path.join(cache_dir(), 'src', 'KEY')
-		ex.run(Cmd.of(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}'))
-		return tmp
 	key = cache_key(file_id(deb))
 	found = cache_path('src', key)
 	if found:
 		return found
 	tmp = cache_new('src', key)
 	try:
-		ex.run(Cmd.of(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}'))
+		harness_util.run(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}')
 	except BaseException:
 		shutil.rmtree(tmp, ignore_errors=True)
 		raise
 	return cache_adopt(tmp, 'src', key)
+
+
+# Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.
+KUNIT_TOOL = 'tools/testing/kunit'
+
+
+def newest_source(opts: Options, chosen: Sequence[KernelLine], newest: KernelLine) -> str:
+	"""The newest line's pristine source, where KTAP's parser
+	(KUNIT_TOOL), the kselftest headers and build system and the memory
+	model come from: KSRC if it is that line (the first of CHOSEN, the
+	lines the command works on), else the Debian package's in the cache,
+	fetched."""
+	if opts.ksrc and chosen[0].name == newest.name:
+		return os.path.realpath(opts.ksrc)
+	return fetch_source(newest, opts)
 
 
 def cached_source(line: KernelLine) -> Optional[str]:
@@ -379,7 +398,8 @@ def cached_source(line: KernelLine) -> Optional[str]:
 		return None
 
 	def older(a: str, b: str) -> int:
-		return -1 if run(['dpkg', '--compare-versions', a, 'lt', b], check=False, quiet=True).returncode == 0 else 1
+		lt = run(['dpkg', '--compare-versions', a, 'lt', b], check=False, quiet=True)
+		return -1 if lt.returncode == 0 else 1
 	return found[sorted(found, key=functools.cmp_to_key(older))[-1]]
 
 
@@ -391,7 +411,8 @@ def kmake_argv(tree: str, build: str, arch: Arch, jobs: int, *targets: str) -> L
 		f'CROSS_COMPILE={arch.cross_compile}', f'-j{jobs}', *targets]
 
 
-def config_fragments(opts: Options, arch: Arch, flavour: str, extra: Sequence[str] = ()) -> List[str]:
+def config_fragments(opts: Options, arch: Arch, flavour: str,
+		     extra: Sequence[str] = ()) -> List[str]:
 	"""What configure() merges onto tinyconfig, in order; the last to name
 	an option wins. The architecture's kconfig is written out for
 	merge_config.sh."""
@@ -418,24 +439,19 @@ def config_id(tree_id: str, arch: Arch, frags: Sequence[str]) -> str:
 			 *(make_argv_id(arch, t) for t in CONFIG_TARGETS), MERGE_CONFIG)
 
 
-def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str, jobs: int,
-	      ex: Executor = REAL) -> None:
+def configure(tree: Tree, build: str, arch: Arch, frags: Sequence[str], log: str,
+	      jobs: int) -> None:
 	"""tinyconfig plus FRAGS into BUILD/.config, replaced only when it
 	changes (so a rerun rebuilds nothing); every option the fragments ask
 	for must survive olddefconfig. The .config is cached under the key of
-	what it is made from, so that a second clone configures nothing (a dry
-	run: not in the cache)."""
-	if ex.dry:
-		ex.comment(f'{arch.name}: the .config from the cache, else')
-		make_config(tree.path, build + '.config', arch, frags, log, jobs, ex)
-		return
+	what it is made from, so that a second clone configures nothing."""
 	key = config_id(tree.id, arch, frags)
 	scratch = build + '.config'
 	os.makedirs(build, exist_ok=True)
 	if cache_get('configs', key, scratch):
 		note(f'{arch.name} .config from the cache ({key})')
 	else:
-		make_config(tree.path, scratch, arch, frags, log, jobs, ex)
+		make_config(tree.path, scratch, arch, frags, log, jobs)
 		cache_put(scratch, 'configs', key)
 	new, old = os.path.join(scratch, '.config'), os.path.join(build, '.config')
 	if not os.path.isfile(old) or file_text(old) != file_text(new):
@@ -448,25 +464,25 @@ CONFIG_TARGETS = ('tinyconfig', 'olddefconfig')
 MERGE_CONFIG = 'scripts/kconfig/merge_config.sh -m'
 
 
-def config_argvs(tree: str, scratch: str, arch: Arch, frags: Sequence[str], jobs: int) -> List[List[str]]:
+def config_argvs(tree: str, scratch: str, arch: Arch, frags: Sequence[str],
+		 jobs: int) -> List[List[str]]:
 	"""What make_config() runs, in order."""
 	merge = MERGE_CONFIG.split()
 	return [kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[0]),
-		[os.path.join(tree, merge[0]), *merge[1:], '-O', scratch, os.path.join(scratch, '.config'), *frags],
+		[os.path.join(tree, merge[0]), *merge[1:], '-O', scratch,
+		 os.path.join(scratch, '.config'), *frags],
 		kmake_argv(tree, scratch, arch, jobs, CONFIG_TARGETS[1])]
 
 
-def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str, jobs: int,
-		ex: Executor = REAL) -> None:
+def make_config(tree: str, scratch: str, arch: Arch, frags: Sequence[str], log: str,
+		jobs: int) -> None:
 	"""SCRATCH/.config (and nothing else there) from tinyconfig and FRAGS,
 	checked option by option."""
-	if not ex.dry:
-		shutil.rmtree(scratch, ignore_errors=True)
-		os.makedirs(scratch)
-	for argv, suffix in zip(config_argvs(tree, scratch, arch, frags, jobs), ('.tinyconfig', '.merge', '')):
-		ex.run(Cmd.of(argv, log=log + suffix))
-	if ex.dry:
-		return
+	shutil.rmtree(scratch, ignore_errors=True)
+	os.makedirs(scratch)
+	argvs = config_argvs(tree, scratch, arch, frags, jobs)
+	for argv, suffix in zip(argvs, ('.tinyconfig', '.merge', '')):
+		harness_util.run(argv, log=log + suffix)
 	config = file_text(os.path.join(scratch, '.config'))
 	lost = lost_options(kunit_config(tree), frags, config)
 	if lost:
@@ -511,8 +527,9 @@ def lost_options(kconfig: types.ModuleType, frags: Sequence[str], config: str) -
 		alone = kconfig.Kconfig()
 		alone.add_entry(e.name, e.value)
 		if not alone.is_subset_of(got):
-			lost.append(f'{e} (from {os.path.relpath(origin[e.name], TOP)}; the .config has '
-				    f'{have[e.name] if e.name in have else "no CONFIG_" + e.name})')
+			has = have[e.name] if e.name in have else 'no CONFIG_' + e.name
+			lost.append(f'{e} (from {os.path.relpath(origin[e.name], TOP)}; '
+				    f'the .config has {has})')
 	return lost
 
 
@@ -542,16 +559,16 @@ def helper_disassembly(arch: Arch, vmlinux: str) -> str:
 			size = sizes.get(addr.lstrip('0'))
 			if not size:
 				raise HarnessError(f'{vmlinux}: no size for {name} at {addr}')
-			text += output([objdump, '-d', f'--start-address={start:#x}', f'--stop-address={start + size:#x}',
-					vmlinux])
+			text += output([objdump, '-d', f'--start-address={start:#x}',
+					f'--stop-address={start + size:#x}', vmlinux])
 	return text
 
 
 def build_order(kernels: Iterable[Kernel]) -> List[Kernel]:
 	"""Each kernel once: base first, then the series, then each mutant, so
 	that the tree moves as little as it can."""
-	return sorted(set(kernels), key=lambda k: (k.variant != 'base', k.variant != 'patched', k.variant,
-						   k.arch.name, k.flavour))
+	return sorted(set(kernels), key=lambda k: (k.variant != 'base', k.variant != 'patched',
+						   k.variant, k.arch.name, k.flavour))
 
 
 class Kernels:
@@ -567,7 +584,8 @@ class Kernels:
 		return os.path.join(self.tree.line_out, 'build', f'{arch.name}-{flavour}')
 
 	def image_dir(self, k: Kernel) -> str:
-		return os.path.join(self.tree.line_out, 'kernels', k.arch.name, k.flavour, k.variant)
+		return os.path.join(self.tree.line_out, 'kernels', k.arch.name, k.flavour,
+				    k.variant)
 
 	def image(self, k: Kernel) -> str:
 		return os.path.join(self.image_dir(k), os.path.basename(k.arch.kernel_path))
@@ -582,17 +600,21 @@ class Kernels:
 		what it has of the series: the first patch for base, the whole
 		series for the others (and a mutant's patch)."""
 		arch = k.arch
-		parts = [self.tree.id, file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
-			 tool_versions(arch), make_argv_id(arch, os.path.basename(arch.kernel_path)), IMAGE_ENTRY_CONTENTS]
+		parts = [self.tree.id,
+			 file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
+			 tool_versions(arch),
+			 make_argv_id(arch, os.path.basename(arch.kernel_path)),
+			 IMAGE_ENTRY_CONTENTS]
 		parts.append(self.tree.base_digest if k.variant == 'base' else self.tree.digest)
 		if k.variant not in ('base', 'patched'):
 			parts.append(file_text(required_mutant_patch(k.variant, self.opts.out)))
 		return cache_key(*parts)
 
-	def configure(self, arch: Arch, flavour: str, ex: Executor) -> None:
+	def configure(self, arch: Arch, flavour: str) -> None:
 		frags = config_fragments(self.opts, arch, flavour, self.extra_fragments(arch))
 		configure(self.tree, self.build_dir(arch, flavour), arch, frags,
-			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'), self.opts.jobs, ex)
+			  os.path.join(self.tree.logs, f'config-{arch.name}-{flavour}.log'),
+			  self.opts.jobs)
 
 	def fetch_cached(self, k: Kernel) -> bool:
 		"""The image is there and up to date, or is copied whole from the
@@ -600,8 +622,8 @@ class Kernels:
 		d = self.image_dir(k)
 		key = self.image_id(k)
 		id_file = os.path.join(d, 'id')
-		if not self.opts.no_cache and os.path.isfile(id_file) and file_text(id_file).strip() == key and \
-		   os.path.isfile(self.image(k)):
+		if not self.opts.no_cache and os.path.isfile(id_file) and \
+		   file_text(id_file).strip() == key and os.path.isfile(self.image(k)):
 			return True
 		if not cache_get('kernels', key, d):
 			return False
@@ -610,19 +632,17 @@ class Kernels:
 
 	def build_argv(self, arch: Arch, flavour: str) -> List[str]:
 		"""make of an image, in the build directory of ARCH and FLAVOUR."""
-		return kmake_argv(self.tree.path, self.build_dir(arch, flavour), arch, self.opts.jobs,
-				  os.path.basename(arch.kernel_path))
+		return kmake_argv(self.tree.path, self.build_dir(arch, flavour), arch,
+				  self.opts.jobs, os.path.basename(arch.kernel_path))
 
-	def build(self, k: Kernel, ex: Executor) -> None:
+	def build(self, k: Kernel) -> None:
 		"""Build the image (the tree is at its variant) and cache it, with
 		the disassembly of the series' helper where there is one."""
 		arch = k.arch
 		build = self.build_dir(arch, k.flavour)
 		log = os.path.join(self.tree.logs, f'build-{arch.name}-{k.flavour}-{k.variant}.log')
-		ex.run(Cmd.of(self.build_argv(arch, k.flavour), log=log,
-			      what=f'{self.tree.line.name} {k} kernel build'))
-		if ex.dry:
-			return
+		harness_util.run(self.build_argv(arch, k.flavour), log=log,
+				 what=f'{self.tree.line.name} {k} kernel build')
 		objs = len(re.findall(r'^  (CC|AS|LD|AR) ', file_text(log), re.M))
 		note(f'{self.tree.line.name} {k}: {objs} objects rebuilt')
 		d = self.image_dir(k)
@@ -637,23 +657,20 @@ class Kernels:
 			f.write(key + '\n')
 		cache_put(d, 'kernels', key)
 
-	def ensure(self, kernels: Iterable[Kernel], ex: Executor) -> None:
+	def ensure(self, kernels: Iterable[Kernel]) -> None:
 		"""Configure and build what is missing: base first, then the series,
-		then each mutant, so the tree moves as little as it can (a dry
-		run: none is built or in the cache)."""
+		then each mutant, so the tree moves as little as it can."""
 		kernels = build_order(kernels)
 		line = self.tree.line.name
 		for arch, flavour in dict.fromkeys((k.arch, k.flavour) for k in kernels):
-			with ex.stage(f'{line}: config {arch.name} {flavour}'):
-				self.configure(arch, flavour, ex)
+			with stage(f'{line}: config {arch.name} {flavour}'):
+				self.configure(arch, flavour)
 		for k in kernels:
-			if not ex.dry and self.fetch_cached(k):
+			if self.fetch_cached(k):
 				continue
-			with ex.stage(f'{line}: tree at {k.variant}'):
-				if not ex.dry:
-					self.tree.move_to(k.variant)
-			with ex.stage(f'{line}: build {k} kernel'):
-				self.build(k, ex)
-		with ex.stage(f'{line}: tree at patched'):
-			if not ex.dry:
-				self.tree.patched()
+			with stage(f'{line}: tree at {k.variant}'):
+				self.tree.move_to(k.variant)
+			with stage(f'{line}: build {k} kernel'):
+				self.build(k)
+		with stage(f'{line}: tree at patched'):
+			self.tree.patched()

@@ -58,7 +58,7 @@ PROBLEMS = re.compile(
 	r'sleeping function called from invalid context|scheduling while atomic|'
 	r'soft lockup|hard LOCKUP|rcu_.*stall|blocked for more than')
 # "PART: start COMMAND" (what init ran), "PART: per-test log", "PART: exit STATUS".
-PART = re.compile(r'(cn_proc-selftest(?:-netns|-pidns|-userns)?|cn_proc-clients|cn_proc-storm): '
+PART = re.compile(r'(cn_proc-selftest(?:-netns|-pidns|-userns)?|cn_proc-clients): '
 		  r'(?:(start)\b ?(.*)$|(per-test log)$|exit (\d+)$)')
 # The checks of each part are named with its prefix.
 PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:', 'cn_proc-selftest-netns': 'netns:',

@@ -25,7 +25,6 @@ the key of its programs' packages, so that a rerun asks debs.sh for them
 and unpacks nothing when none changed.
 """
 
-import contextlib
 import dataclasses
 import hashlib
 import os
@@ -33,13 +32,13 @@ import re
 import shutil
 import struct
 import tempfile
-from typing import Callable, ContextManager, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch
 from harness_config import Options
-from harness_plan import REAL, Cmd, Executor
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put, file_text, note,
-			  output)
+import harness_util
+from harness_util import (TOP, HarnessError, cache_dir, cache_get, cache_key, cache_put,
+			  debs_argv, file_text, note, output)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,18 +95,17 @@ TOOLS = Fragment('guest-tools',
 		  Program('coreutils', 'usr/bin/timeout', 'usr/bin/timeout')))
 
 
-def debs(opts: Options, suite: str, arch: Arch, *pkgs: str, ex: Executor = REAL) -> List[str]:
+def debs(opts: Options, suite: str, arch: Arch, *pkgs: str) -> List[str]:
 	"""Debian packages of ARCH, downloaded into the cache
-	(scripts/debs.sh); their paths (a dry run: PKG_VERSION_ARCH.deb)."""
-	proc = ex.run(Cmd.of(debs_argv(suite, *pkgs), capture='stdout', check=False, env=debs_env(opts, arch),
-			     dry_stdout=''.join(f'{p}_VERSION_{arch.debian_arch}.deb\n' for p in pkgs)))
+	(scripts/debs.sh); their paths."""
+	proc = harness_util.run(debs_argv(suite, *pkgs), capture='stdout', check=False,
+				env=debs_env(opts, arch))
 	if proc.returncode:
-		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) from Debian {suite}')
+		raise HarnessError(f'could not fetch {" ".join(pkgs)} ({arch.debian_arch}) '
+				   f'from Debian {suite}')
 	return str(proc.stdout).split()
 
 
-def debs_argv(suite: str, *pkgs: str) -> List[str]:
-	return [os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs]
 
 
 def debs_env(opts: Options, arch: Arch) -> Dict[str, str]:
@@ -133,7 +131,8 @@ def elf_needs(path: str, machine: int) -> Tuple[List[str], str]:
 	phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
 	interp, loads, dynamic = '', [], None
 	for i in range(phnum):
-		p_type, _, off, vaddr, _, filesz, _, _ = struct.unpack_from('<IIQQQQQQ', data, phoff + i * phentsize)
+		p_type, _, off, vaddr, _, filesz, _, _ = struct.unpack_from('<IIQQQQQQ', data,
+									     phoff + i * phentsize)
 		if p_type == PT_INTERP:
 			interp = data[off:off + filesz].split(b'\0')[0].decode()
 		elif p_type == PT_LOAD:
@@ -191,25 +190,24 @@ def depends(fields: Dict[str, str]) -> Tuple[str, ...]:
 	names = []
 	for field in ('Pre-Depends', 'Depends'):
 		for dep in fields.get(field, '').split(','):
-			name = re.sub(r'\s', '', re.sub(r':[a-z0-9]+', '', re.sub(r'\(.*\)', '', dep.split('|')[0])))
+			first = re.sub(r'\(.*\)', '', dep.split('|')[0])
+			name = re.sub(r'\s', '', re.sub(r':[a-z0-9]+', '', first))
 			if name and name not in names:
 				names.append(name)
 	return tuple(names)
 
 
-def unpack(opts: Options, suite: str, arch: Arch, work: str, names: Sequence[str], ex: Executor = REAL) -> List[Package]:
+def unpack(opts: Options, suite: str, arch: Arch, work: str,
+	   names: Sequence[str]) -> List[Package]:
 	"""The packages NAMES downloaded and each unpacked into WORK/pkg/NAME."""
 	out = []
-	for deb in debs(opts, suite, arch, *names, ex=ex):
-		if ex.dry:
-			fields = {'Package': os.path.basename(deb).split('_')[0]}
-		else:
-			fields = control_fields(output(['dpkg-deb', '-f', deb]))
+	for deb in debs(opts, suite, arch, *names):
+		fields = control_fields(output(['dpkg-deb', '-f', deb]))
 		root = os.path.join(work, 'pkg', fields['Package'])
-		if not ex.dry:
-			os.makedirs(root, exist_ok=True)
-		ex.run(Cmd.of(['dpkg-deb', '-x', deb, root]))
-		out.append(Package(fields['Package'], root, depends(fields), deb, fields.get('Version', '')))
+		os.makedirs(root, exist_ok=True)
+		harness_util.run(['dpkg-deb', '-x', deb, root])
+		out.append(Package(fields['Package'], root, depends(fields), deb,
+				   fields.get('Version', '')))
 	return out
 
 
@@ -246,7 +244,8 @@ class Stager:
 		"""(package, path) of the first unpacked library of that name, in
 		the multiarch and plain library directories."""
 		for p in self.unpacked.values():
-			for d in (f'lib/{self.triplet}', f'usr/lib/{self.triplet}', 'lib', 'usr/lib', 'lib64'):
+			for d in (f'lib/{self.triplet}', f'usr/lib/{self.triplet}', 'lib',
+				  'usr/lib', 'lib64'):
 				f = os.path.join(p.root, d, soname)
 				if os.path.exists(f):
 					return p.name, f
@@ -261,20 +260,26 @@ class Stager:
 			# Not unpacked yet: look in what the package depends on, its
 			# lib* packages first (zlib1g is one not named lib*), so that
 			# the others, often large, are unpacked only when needed.
-			first_lib: Tuple[Callable[[str], bool], ...] = (lambda n: n.startswith('lib'), lambda n: True)
+			first_lib: Tuple[Callable[[str], bool], ...] = (
+				lambda n: n.startswith('lib'), lambda n: True)
 			for wanted in first_lib:
 				if hit:
 					break
-				more = [n for n in self.unpacked[pkg].depends if wanted(n) and n not in self.unpacked]
+				more = [n for n in self.unpacked[pkg].depends
+					if wanted(n) and n not in self.unpacked]
 				if more:
 					self.add(more)
 				hit = self.find_so(soname)
 			if not hit:
-				where = os.path.relpath(path, os.path.dirname(self.unpacked[pkg].root))
-				raise HarnessError(f'{soname}, needed by {where}, is in none of: {" ".join(self.unpacked)}')
+				where = os.path.relpath(path,
+							os.path.dirname(self.unpacked[pkg].root))
+				raise HarnessError(f'{soname}, needed by {where}, is in none of: '
+						   f'{" ".join(self.unpacked)}')
 			owner, lib = hit
 			self.libs[soname] = lib
-			copy_file(os.path.realpath(lib), os.path.join(self.stage, 'usr', 'lib', self.triplet, soname), 0o755)
+			copy_file(os.path.realpath(lib),
+				  os.path.join(self.stage, 'usr', 'lib', self.triplet, soname),
+				  0o755)
 			note(f'  {soname}  ({owner})')
 			self.resolve(lib, owner)
 
@@ -289,7 +294,8 @@ class Stager:
 		self.resolve(path, prog.package)
 		loader = elf_needs(path, self.machine)[1]
 		if not loader or os.path.basename(loader) not in self.libs:
-			raise HarnessError(f'/{prog.path}: its loader \'{loader}\' is not among its libraries')
+			raise HarnessError(f'/{prog.path}: its loader \'{loader}\' '
+					   'is not among its libraries')
 
 
 def copy_file(src: str, dest: str, mode: int) -> None:
@@ -308,7 +314,8 @@ def link_loaders(frag: Fragment, arch: Arch, dest: str) -> None:
 		loader = elf_needs(os.path.join(root, prog.to), machine)[1]
 		target = os.path.join(root, 'usr', 'lib', triplet, os.path.basename(loader))
 		if not loader or not os.path.isfile(target):
-			raise HarnessError(f'{root}/{prog.to}: its loader \'{loader}\' is not among its libraries')
+			raise HarnessError(f'{root}/{prog.to}: its loader \'{loader}\' '
+					   'is not among its libraries')
 		link = os.path.normpath(root + loader)
 		os.makedirs(os.path.dirname(link), exist_ok=True)
 		if os.path.lexists(link):
@@ -326,43 +333,31 @@ def fragment_key(frag: Fragment, suite: str, debian_arch: str, debs: Dict[str, s
 			 *(f'{p.package}:{p.path}:{p.to}' for p in frag.programs),
 			 *(f'data {p.package}:{p.path}:{p.to}' for p in frag.data),
 			 *(f'{name} {sha}' for name, sha in sorted(debs.items())),
-			 *(f'{to} {mode:o}\n{file_text(os.path.join(TOP, path))}' for path, to, mode in frag.guest_files))
+			 *(f'{to} {mode:o}\n{file_text(os.path.join(TOP, path))}'
+			   for path, to, mode in frag.guest_files))
 
 
-def stage_fragment(frag: Fragment, opts: Options, arch: Arch, suite: str, dest: str, ex: Executor = REAL) -> None:
+def stage_fragment(frag: Fragment, opts: Options, arch: Arch, suite: str, dest: str) -> None:
 	"""FRAG of ARCH's packages of SUITE in DEST, replaced whole: from the
-	cache when none of its inputs changed, else staged and cached (a dry
-	run: not in the cache; the programs' packages unpacked, then a comment
-	for the libraries' packages, which the unpacked files lead to)."""
+	cache when none of its inputs changed, else staged and cached."""
 	da = arch.debian_arch
-	if not ex.dry:
-		os.makedirs(opts.out, exist_ok=True)
-	scratch: ContextManager[str]
-	if ex.dry:
-		scratch = contextlib.nullcontext(os.path.join(opts.out, 'stage.XXXXXX'))
-	else:
-		scratch = tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out)
-	with scratch as work:
-		top = debs(opts, suite, arch, *(p.package for p in frag.programs), ex=ex)
+	os.makedirs(opts.out, exist_ok=True)
+	with tempfile.TemporaryDirectory(prefix='stage.', dir=opts.out) as work:
+		top = debs(opts, suite, arch, *(p.package for p in frag.programs))
 		index = os.path.join(work, 'index')
-		top_key = '' if ex.dry else fragment_key(frag, suite, da, deb_identities(top))
-		if ex.dry:
-			ex.comment(f'{frag.kind}: from the cache if none of its .deb files changed (debs.sh of the '
-				   'libraries\' packages too), else')
-		elif cache_get(frag.kind + '-debs', top_key, index):
+		top_key = fragment_key(frag, suite, da, deb_identities(top))
+		if cache_get(frag.kind + '-debs', top_key, index):
 			names = file_text(os.path.join(index, 'packages')).split()
-			key = fragment_key(frag, suite, da, deb_identities(debs(opts, suite, arch, *names, ex=ex)))
+			key = fragment_key(frag, suite, da,
+					   deb_identities(debs(opts, suite, arch, *names)))
 			if cache_get(frag.kind, key, dest):
 				link_loaders(frag, arch, dest)
 				note(f'{dest}: from the cache ({cache_dir()}/{frag.kind}/{key})')
 				return
 		stage = os.path.join(work, 'stage')
-		stager = Stager(lambda names: unpack(opts, suite, arch, work, names, ex), arch, os.path.join(stage, frag.root))
+		stager = Stager(lambda names: unpack(opts, suite, arch, work, names), arch,
+				os.path.join(stage, frag.root))
 		stager.add([p.package for p in frag.programs])
-		if ex.dry:
-			ex.comment('then debs.sh and dpkg-deb -x of the libraries\' packages, as the ELF NEEDED entries '
-				   'and Depends lead')
-			return
 		for prog in frag.programs:
 			stager.program(prog)
 		for d in frag.data:
@@ -373,24 +368,29 @@ def stage_fragment(frag: Fragment, opts: Options, arch: Arch, suite: str, dest: 
 		staged = os.path.join(stage, 'staged', frag.kind)
 		os.makedirs(os.path.dirname(staged), exist_ok=True)
 		with open(staged, 'w') as f:
-			loader = elf_needs(os.path.join(stager.stage, frag.programs[0].to), stager.machine)[1]
-			f.write(staged_text(frag, suite, arch, {p.package: stager.unpacked[p.package].version
-								for p in frag.programs}, os.path.basename(loader)))
+			loader = elf_needs(os.path.join(stager.stage, frag.programs[0].to),
+					   stager.machine)[1]
+			versions = {p.package: stager.unpacked[p.package].version
+				    for p in frag.programs}
+			f.write(staged_text(frag, suite, arch, versions, os.path.basename(loader)))
 		for path, to, mode in frag.guest_files:
 			copy_file(os.path.join(TOP, path), os.path.join(stage, to), mode)
-		key = fragment_key(frag, suite, da, deb_identities([p.deb for p in stager.unpacked.values()]))
+		key = fragment_key(frag, suite, da,
+				   deb_identities([p.deb for p in stager.unpacked.values()]))
 		cache_put(stage, frag.kind, key)
 		os.makedirs(index, exist_ok=True)
 		with open(os.path.join(index, 'packages'), 'w') as f:
 			f.write('\n'.join(stager.unpacked) + '\n')
 		cache_put(index, frag.kind + '-debs', top_key)
 		if not cache_get(frag.kind, key, dest):
-			raise HarnessError(f'{frag.kind}/{key}: not in the cache just after it was put there')
+			raise HarnessError(f'{frag.kind}/{key}: not in the cache just after it was '
+					   'put there')
 		link_loaders(frag, arch, dest)
 		note(f'staged in {dest}: {len(stager.libs)} libraries')
 
 
-def staged_text(frag: Fragment, suite: str, arch: Arch, versions: Dict[str, str], loader: str) -> str:
+def staged_text(frag: Fragment, suite: str, arch: Arch, versions: Dict[str, str],
+		loader: str) -> str:
 	"""The guest's staged/KIND: "package NAME VERSION SUITE" for each
 	program's package (VERSIONS: name -> Debian version), then "loader
 	PATH LIBDIR" (LOADER: the programs' loader's file name), both absolute
@@ -398,7 +398,8 @@ def staged_text(frag: Fragment, suite: str, arch: Arch, versions: Dict[str, str]
 	of its own through."""
 	triplet = arch.debian_triplet
 	root = '/' + frag.root if frag.root else ''
-	lines = [f'package {name} {versions[name]} {suite}' for name in dict.fromkeys(p.package for p in frag.programs)]
+	lines = [f'package {name} {versions[name]} {suite}'
+		 for name in dict.fromkeys(p.package for p in frag.programs)]
 	lines.append(f'loader {root}/usr/lib/{triplet}/{loader} {root}/usr/lib/{triplet}')
 	return '\n'.join(lines) + '\n'
 
@@ -407,5 +408,5 @@ def fragments(opts: Options, arch: Arch) -> List[Tuple[Fragment, str]]:
 	"""What ARCH's guest holds, each with its suite: the real clients,
 	the --clients-suite's and the newest, where the architecture runs them,
 	the tools (of the architecture's suite) always."""
-	return ([(CLIENTS, opts.clients_suite), (NEWEST_CLIENTS, NEWEST_SUITE)] if arch.clients else []) + \
-		[(TOOLS, arch.debian_suite)]
+	clients = [(CLIENTS, opts.clients_suite), (NEWEST_CLIENTS, NEWEST_SUITE)]
+	return (clients if arch.clients else []) + [(TOOLS, arch.debian_suite)]

@@ -41,9 +41,9 @@ from harness_config import KernelLine, Options, booting_arches, load_arch
 from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
 from harness_patches import checkpatch, git_am, pristine_repo
-from harness_stage import debs_argv
 from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new,
-			  cache_path, cache_put, file_id, file_text, note, output, run, stage)
+			  cache_path, cache_put, debs_argv, file_id, file_text, note, output, run,
+			  stage)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.

@@ -105,7 +105,8 @@ def stage_summary() -> List[str]:
 	ran: the steps and what they spent a minute on, and any that failed."""
 	shown = [s for s in STAGES if s[0] == 0 or s[2] >= 60 or s[3] != 'done']
 	width = max((2 * d + len(n) for d, n, _, _ in shown), default=0)
-	return [f'  {"  " * d}{n:{width - 2 * d}}  {_mmss(t):>7}{"" if ok == "done" else "  " + (ok or "running")}'
+	return [f'  {"  " * d}{n:{width - 2 * d}}  {_mmss(t):>7}'
+		+ ('' if ok == 'done' else '  ' + (ok or 'running'))
 		for d, n, t, ok in shown]
 
 
@@ -118,7 +119,7 @@ PROGRESS_SECONDS = 60
 
 def shown(argv: Sequence[str], cwd: Optional[str] = None, env: Optional[dict] = None,
 	  log: Optional[str] = None) -> str:
-	"""A command as run() prints it, and a dry run (harness_plan.Dry)."""
+	"""A command as run() prints it."""
 	s = shlex.join(argv)
 	if env:
 		s = ' '.join(f'{k}={shlex.quote(v)}' for k, v in env.items()) + ' ' + s
@@ -144,7 +145,8 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 			print(f'  $ {shown(argv, cwd, env, log)}', flush=True)
 		if COMMANDS_LOG and os.path.isdir(os.path.dirname(COMMANDS_LOG)):
 			with open(COMMANDS_LOG, 'a') as c:
-				c.write(f'[{now()}] {STAGES[-1][1] if STAGES else ""}\n$ {shown(argv, cwd, env, log)}\n')
+				c.write(f'[{now()}] {STAGES[-1][1] if STAGES else ""}\n'
+					f'$ {shown(argv, cwd, env, log)}\n')
 	full_env = None
 	if env is not None:
 		full_env = dict(os.environ)
@@ -154,14 +156,16 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 	if log and input is None:
 		os.makedirs(os.path.dirname(log), exist_ok=True)
 		with open(log, 'w') as f:
-			proc = _run_saying_progress(argv, f, log, what or os.path.basename(argv[0]), cwd, full_env, timeout)
+			proc = _run_saying_progress(argv, f, log, what or os.path.basename(argv[0]),
+						    cwd, full_env, timeout)
 	elif log:
 		os.makedirs(os.path.dirname(log), exist_ok=True)
 		with open(log, 'w') as f:
 			proc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, **kwargs)
 	elif capture:
 		proc = subprocess.run(argv, stdout=subprocess.PIPE,
-				      stderr=subprocess.STDOUT if capture == 'all' else None, **kwargs)
+				      stderr=subprocess.STDOUT if capture == 'all' else None,
+				      **kwargs)
 	else:
 		proc = subprocess.run(argv, **kwargs)
 	if check and proc.returncode != 0:
@@ -175,7 +179,8 @@ def run(argv: Sequence[str], log: Optional[str] = None, cwd: Optional[str] = Non
 
 
 def _run_saying_progress(argv: Sequence[str], f: Any, log: str, what: str, cwd: Optional[str],
-			 env: Optional[dict], timeout: Optional[float]) -> subprocess.CompletedProcess:
+			 env: Optional[dict],
+			 timeout: Optional[float]) -> subprocess.CompletedProcess:
 	"""subprocess.run() of ARGV, its output to F (LOG), saying each
 	PROGRESS_SECONDS that it runs on: WHAT, and the log's last line."""
 	start = time.monotonic()
@@ -183,7 +188,8 @@ def _run_saying_progress(argv: Sequence[str], f: Any, log: str, what: str, cwd: 
 		while True:
 			left = None if timeout is None else start + timeout - time.monotonic()
 			try:
-				p.wait(PROGRESS_SECONDS if left is None else max(0.0, min(left, PROGRESS_SECONDS)))
+				p.wait(PROGRESS_SECONDS if left is None
+				       else max(0.0, min(left, PROGRESS_SECONDS)))
 				break
 			except subprocess.TimeoutExpired:
 				if left is not None and left <= PROGRESS_SECONDS:
@@ -191,14 +197,15 @@ def _run_saying_progress(argv: Sequence[str], f: Any, log: str, what: str, cwd: 
 					raise
 			with open(log, errors='replace') as r:
 				last = (r.readlines() or [''])[-1].strip()
-			print(f'[{now()}] {what}: running for {_mmss(time.monotonic() - start)}; its log is at: {last[:72]}',
-			      flush=True)
+			print(f'[{now()}] {what}: running for {_mmss(time.monotonic() - start)}; '
+			      f'its log is at: {last[:72]}', flush=True)
 	return subprocess.CompletedProcess(argv, p.returncode)
 
 
-def show(argv: Sequence[str], cwd: Optional[str] = None) -> None:
-	"""A command --dry-run would run, printed as run() prints it."""
-	print(f'  $ {shown(argv, cwd)}', flush=True)
+def debs_argv(suite: str, *pkgs: str) -> List[str]:
+	"""scripts/debs.sh: Debian packages of SUITE downloaded into the cache,
+	their paths printed (a kernel line's source, a guest's packages)."""
+	return [os.path.join(SCRIPTS, 'debs.sh'), suite, *pkgs]
 
 
 def output(argv: Sequence[str], cwd: Optional[str] = None) -> str:
@@ -348,7 +355,8 @@ def cache_get(kind: str, key: str, dest: str) -> bool:
 
 def describe() -> str:
 	"""The commit the harness runs at, as git describe --always --dirty."""
-	proc = run(['git', '-C', TOP, 'describe', '--always', '--dirty'], capture='stdout', check=False, quiet=True)
+	proc = run(['git', '-C', TOP, 'describe', '--always', '--dirty'], capture='stdout',
+		   check=False, quiet=True)
 	return proc.stdout.strip() or 'unknown'
 
 

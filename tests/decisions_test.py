@@ -39,7 +39,6 @@ import harness_mutation  # noqa: E402
 import harness_guest  # noqa: E402
 import harness_kunit  # noqa: E402
 import harness_patches  # noqa: E402
-import harness_plan  # noqa: E402
 import harness_static  # noqa: E402
 import harness_util  # noqa: E402
 from harness_test import (KUNIT_TOOL, LOGS, HarnessCase, fake_prepare, patch_with,  # noqa: E402
@@ -68,9 +67,9 @@ class Check(HarnessCase):
 		self.calls = []
 
 		def step(name):
-			def f(opts, lines, *args, **kwargs):
+			def f(s, *args, **kwargs):
 				self.calls.append((name, kwargs))
-				self.lines = [l.name for l in lines.chosen]
+				self.lines = [l.name for l in s.chosen]
 				return 1 if name == fail else 0
 			return f
 		with contextlib.ExitStack() as stack:
@@ -122,15 +121,15 @@ class UnitTests(HarnessCase):
 					f.write('....ss\n---\nRan 6 tests in 0.1s\n\nOK (skipped=2)\n')
 			return completed(argv)
 		out = io.StringIO()
-		with mock.patch.object(harness_boot, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
-		     mock.patch.object(harness, 'cached_source', return_value=cached), \
+		with mock.patch.object(harness_kernel, 'fetch_source', side_effect=HarnessError('fetch')) as fetch, \
+		     mock.patch.object(harness_kernel, 'cached_source', return_value=cached), \
 		     mock.patch.object(harness, 'run', run), contextlib.redirect_stdout(out), \
 		     mock.patch.object(harness_mutation, 'load_mutants', return_value=[]):
 			# load_mutants() not mocked, a mutant's copy (its original
 			# text gone) would fail this test: every mutant killed.
 			opts = harness_config.Options(out=self.env['OUT'])
 			try:
-				status = harness.unit_tests(opts, harness.Lines.load(opts), harness_plan.Real(), required=required)
+				status = harness.unit_tests(harness.Session.load(opts), required=required)
 			except HarnessError:
 				status = None
 		return status, fetch.called, out.getvalue()
@@ -140,7 +139,7 @@ class UnitTests(HarnessCase):
 		os.makedirs(os.path.join(src, 'tools/testing/selftests'))
 		for f in ('kselftest.h', 'kselftest_harness.h', 'lib.mk'):
 			open(os.path.join(src, 'tools/testing/selftests', f), 'w').close()
-		with mock.patch.object(harness_boot, 'newest_source', return_value=src):
+		with mock.patch.object(harness_kernel, 'newest_source', return_value=src):
 			status, fetched, out = self.unit_tests(required=True)
 		self.assertIsNone(status)
 		self.assertIn('unittest', ' '.join(self.ran[-1]))
@@ -307,7 +306,7 @@ class Kunit(HarnessCase):
 				with open(os.path.join(build[0], 'test.log'), 'w') as f:
 					f.write(log)
 			return completed(argv, returncode)
-		def configure(kernels, arch, flavour, ex):
+		def configure(kernels, arch, flavour):
 			build = kernels.build_dir(arch, flavour)
 			os.makedirs(build, exist_ok=True)
 			with open(os.path.join(build, '.config'), 'w') as fh:
@@ -1128,7 +1127,7 @@ class CacheKeys(unittest.TestCase):
 		frag = os.path.join(temp_dir(self), 'f.config')
 		made = []
 
-		def make_config(tree, scratch, arch, frags, log, jobs, ex):
+		def make_config(tree, scratch, arch, frags, log, jobs):
 			made.append(harness_util.file_text(frags[0]))
 			os.makedirs(scratch, exist_ok=True)
 			with open(os.path.join(scratch, '.config'), 'w') as f:
@@ -1245,7 +1244,7 @@ class NoCache(unittest.TestCase):
 
 	def test_the_flag_bypasses_the_cache(self):
 		for argv, bypassed in ((['litmus', '--no-cache'], True), (['litmus'], False)):
-			with mock.patch.object(harness.Lines, 'load', side_effect=HarnessError('stop')), quiet(), \
+			with mock.patch.object(harness.Session, 'load', side_effect=HarnessError('stop')), quiet(), \
 			     contextlib.redirect_stderr(io.StringIO()):
 				self.assertEqual(harness.main(argv), 1)
 			self.assertIs(harness_util._bypass, bypassed)
@@ -1275,7 +1274,7 @@ class NoCache(unittest.TestCase):
 			os.makedirs(argv[-1], exist_ok=True)
 			return completed(argv)
 		with mock.patch.object(harness_util, 'run', run), \
-		     mock.patch.object(harness_kernel.Tree, 'source', lambda t, ex=None: self.src), \
+		     mock.patch.object(harness_kernel.Tree, 'source', lambda t: self.src), \
 		     mock.patch.object(harness_kernel.Tree, 'source_id', lambda t: 'linux-source-7.3 7.3.4-1'):
 			tree.prepare()
 			tree.prepare()
@@ -1522,7 +1521,7 @@ class HungBoot(HarnessCase):
 	def test_qemu_is_killed_at_the_timeout(self):
 		log = os.path.join(self.tmp, 'boot.log')
 		with quiet():
-			ended = self.guarded(lambda: harness_guest.boot([self.qemu, log], log, 1, harness_plan.REAL))
+			ended = self.guarded(lambda: harness_guest.boot([self.qemu, log], log, 1))
 		self.assertFalse(ended)
 		self.assertTrue(self.qemu_gone())
 
@@ -1530,9 +1529,9 @@ class HungBoot(HarnessCase):
 	def test_boot_test_with_a_hung_qemu_fails_the_line(self):
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
-		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_kernel, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
-		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels, ex: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda k, kernels: None), \
 		     mock.patch.object(harness_boot, 'build_initramfs', lambda *a: 'initrd'), \
 		     mock.patch.object(harness_guest, 'choose_accel', lambda *a: harness_guest.TCG), \
 		     mock.patch.object(harness_boot, 'qemu_argv', lambda arch, image, initrd, log, *a, **k: [self.qemu, log]):
@@ -1553,22 +1552,22 @@ class Arm64Helper(HarnessCase):
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
 
 
-		def build(kernels, k, ex):
+		def build(kernels, k):
 			d = kernels.image_dir(k)
 			os.makedirs(d, exist_ok=True)
 			open(kernels.image(k), 'w').close()
 			with open(os.path.join(d, 'helper.dis'), 'w') as f:
 				f.write(disassembly)
 
-		def boot(argv, log, timeout, ex):
+		def boot(argv, log, timeout):
 			with open(os.path.join(LOGS, 'arm64-lse-patched.log')) as f, open(log, 'w') as g:
 				g.write(f.read())
 			return True
-		with mock.patch.object(harness_boot, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_kernel, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
 		     mock.patch.object(harness_kernel.Tree, 'move_to', lambda t, v: None), \
 		     mock.patch.object(harness_kernel.Tree, 'patched', lambda t: None), \
-		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f, ex: None), \
+		     mock.patch.object(harness_kernel.Kernels, 'configure', lambda k, a, f: None), \
 		     mock.patch.object(harness_kernel.Kernels, 'fetch_cached', lambda kernels, k: False), \
 		     mock.patch.object(harness_kernel.Kernels, 'build', build), \
 		     mock.patch.object(harness_boot, 'build_initramfs', lambda *a: 'initrd'), \

@@ -29,6 +29,7 @@ TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, 'scripts'))
 import harness  # noqa: E402
 import harness_config  # noqa: E402
+import harness_kernel  # noqa: E402
 import harness_mails  # noqa: E402
 import harness_patches  # noqa: E402
 from harness_config import series_patches  # noqa: E402
@@ -90,7 +91,7 @@ class Identity(unittest.TestCase):
 		def fetch(*args):
 			raise AssertionError('the source was fetched before the identity was checked')
 		opts = harness_config.Options(out=os.path.join(self.tmp, 'out'))
-		with mock.patch.object(harness, 'newest_source', fetch), \
+		with mock.patch.object(harness_kernel, 'newest_source', fetch), \
 		     mock.patch.object(harness_mails, 'git_identity', return_value=('', '')), \
 		     quiet(), contextlib.redirect_stderr(io.StringIO()) as err:
 			self.assertNotEqual(harness.main(['mails', '--out', opts.out]), 0)

@@ -51,9 +51,11 @@ def elf(machine, needed=(), interp=''):
 	head = b'\x7fELF' + bytes([2, 1, 1]) + bytes(9)
 	head += struct.pack('<HHIQQQIHHHHHH', 3, machine, 1, 0, 64, 0, 0, 64, 56, phnum, 64, 0, 0)
 	ph = struct.pack('<IIQQQQQQ', 1, 5, 0, LOAD_AT, LOAD_AT, size, size, 0x1000)
-	ph += struct.pack('<IIQQQQQQ', 2, 6, dyn_at, LOAD_AT + dyn_at, LOAD_AT + dyn_at, len(dyn), len(dyn), 8)
+	ph += struct.pack('<IIQQQQQQ', 2, 6, dyn_at, LOAD_AT + dyn_at, LOAD_AT + dyn_at, len(dyn),
+			  len(dyn), 8)
 	if interp:
-		ph += struct.pack('<IIQQQQQQ', 3, 4, interp_at, LOAD_AT + interp_at, 0, len(interp_b), len(interp_b), 1)
+		ph += struct.pack('<IIQQQQQQ', 3, 4, interp_at, LOAD_AT + interp_at, 0,
+				  len(interp_b), len(interp_b), 1)
 	body = head + ph + interp_b + strtab
 	return body + bytes(dyn_at - len(body)) + dyn
 
@@ -70,19 +72,22 @@ class Elf(unittest.TestCase):
 		return path
 
 	def test_needed_in_order_and_the_interpreter(self):
-		for machine, loader in ((X86_64, '/lib64/ld-linux-x86-64.so.2'), (AARCH64, '/lib/ld-linux-aarch64.so.1')):
+		for machine, loader in ((X86_64, '/lib64/ld-linux-x86-64.so.2'),
+					(AARCH64, '/lib/ld-linux-aarch64.so.1')):
 			path = self.write(elf(machine, ['libz.so.1', 'libc.so.6'], loader))
-			self.assertEqual(harness_stage.elf_needs(path, machine), (['libz.so.1', 'libc.so.6'], loader))
+			self.assertEqual(harness_stage.elf_needs(path, machine),
+					 (['libz.so.1', 'libc.so.6'], loader))
 
 	def test_a_library_names_no_interpreter(self):
-		self.assertEqual(harness_stage.elf_needs(self.write(elf(AARCH64, ['libc.so.6'])), AARCH64),
-				 (['libc.so.6'], ''))
+		path = self.write(elf(AARCH64, ['libc.so.6']))
+		self.assertEqual(harness_stage.elf_needs(path, AARCH64), (['libc.so.6'], ''))
 
 	def test_as_readelf_reads_a_program_of_this_machine(self):
 		prog = shutil.which('bash')
 		if os.uname().machine != 'x86_64' or not shutil.which('readelf'):
 			self.skipTest('no x86_64 program and readelf to compare with')
-		dyn = subprocess.run(['readelf', '-d', prog], stdout=subprocess.PIPE, text=True, check=True).stdout
+		dyn = subprocess.run(['readelf', '-d', prog], stdout=subprocess.PIPE, text=True,
+				     check=True).stdout
 		needed = [l.split('[')[1].rstrip(']') for l in dyn.splitlines() if '(NEEDED)' in l]
 		self.assertEqual(harness_stage.elf_needs(prog, X86_64)[0], needed)
 
@@ -95,8 +100,9 @@ class Elf(unittest.TestCase):
 
 class Depends(unittest.TestCase):
 	def test_first_alternative_without_versions_or_qualifiers(self):
-		fields = harness_stage.control_fields('Package: p\nPre-Depends: libc6 (>= 2.34)\n'
-						      'Depends: libfoo1:any | libbar2, zlib1g (>= 1:1.2),\n libc6\n')
+		fields = harness_stage.control_fields(
+			'Package: p\nPre-Depends: libc6 (>= 2.34)\n'
+			'Depends: libfoo1:any | libbar2, zlib1g (>= 1:1.2),\n libc6\n')
 		self.assertEqual(harness_stage.depends(fields), ('libc6', 'libfoo1', 'zlib1g'))
 
 
@@ -113,11 +119,15 @@ class FakePackages(unittest.TestCase):
 		libc = {'lib/x86_64-linux-gnu/libc.so.6': elf(X86_64, ['ld-linux-x86-64.so.2']),
 			'lib/x86_64-linux-gnu/ld-linux-x86-64.so.2': elf(X86_64)}
 		self.packages = {
-			'prog': (('libc6', 'prog-data', 'liba1'), {'usr/bin/prog': elf(X86_64, ['liba.so.1', 'libc.so.6'],
-											self.LOADER)}),
+			'prog': (('libc6', 'prog-data', 'liba1'),
+				 {'usr/bin/prog': elf(X86_64, ['liba.so.1', 'libc.so.6'],
+						      self.LOADER)}),
 			'prog-data': ((), {}),
-			'liba1': (('libb2', 'libc6'), {f'{self.LIBDIR}/liba.so.1': elf(X86_64, ['libb.so.2', 'libc.so.6'])}),
-			'libb2': (('libc6',), {f'{self.LIBDIR}/libb.so.2': elf(X86_64, ['libc.so.6'])}),
+			'liba1': (('libb2', 'libc6'),
+				  {f'{self.LIBDIR}/liba.so.1': elf(X86_64,
+								   ['libb.so.2', 'libc.so.6'])}),
+			'libb2': (('libc6',),
+				  {f'{self.LIBDIR}/libb.so.2': elf(X86_64, ['libc.so.6'])}),
 			'libc6': ((), libc),
 		}
 
@@ -128,7 +138,8 @@ class FakePackages(unittest.TestCase):
 			deps, files = self.packages[n]
 			root = os.path.join(self.tmp, 'pkg', n)
 			for path, data in files.items():
-				os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+				os.makedirs(os.path.dirname(os.path.join(root, path)),
+					    exist_ok=True)
 				with open(os.path.join(root, path), 'wb') as f:
 					f.write(data)
 			out.append(Package(n, root, deps))
@@ -147,8 +158,9 @@ class Resolver(FakePackages):
 	"""The resolver's decisions."""
 
 	def test_the_closure_of_needed_one_file_a_soname(self):
-		self.assertEqual(self.staged(), sorted(['usr/sbin/prog', f'{self.LIBDIR}/liba.so.1', f'{self.LIBDIR}/libb.so.2',
-							f'{self.LIBDIR}/libc.so.6', f'{self.LIBDIR}/ld-linux-x86-64.so.2']))
+		self.assertEqual(self.staged(), sorted([
+			'usr/sbin/prog', f'{self.LIBDIR}/liba.so.1', f'{self.LIBDIR}/libb.so.2',
+			f'{self.LIBDIR}/libc.so.6', f'{self.LIBDIR}/ld-linux-x86-64.so.2']))
 
 	def test_lib_packages_are_unpacked_before_the_others(self):
 		# libc6 and liba1 hold what prog needs: prog-data is never unpacked.
@@ -156,9 +168,11 @@ class Resolver(FakePackages):
 		self.assertEqual(self.fetched, [['prog'], ['libc6', 'liba1'], ['libb2']])
 
 	def test_a_package_not_named_lib_is_looked_in_when_no_lib_one_has_it(self):
-		self.packages['zlib1g'] = ((), {f'{self.LIBDIR}/libz.so.1': elf(X86_64, ['libc.so.6'])})
+		self.packages['zlib1g'] = ((),
+					   {f'{self.LIBDIR}/libz.so.1': elf(X86_64, ['libc.so.6'])})
 		self.packages['prog'] = (('libc6', 'zlib1g'),
-					 {'usr/bin/prog': elf(X86_64, ['libz.so.1', 'libc.so.6'], self.LOADER)})
+					 {'usr/bin/prog': elf(X86_64, ['libz.so.1', 'libc.so.6'],
+							      self.LOADER)})
 		self.assertIn(f'{self.LIBDIR}/libz.so.1', self.staged())
 		self.assertEqual(self.fetched, [['prog'], ['libc6'], ['zlib1g']])
 
@@ -168,7 +182,8 @@ class Resolver(FakePackages):
 			self.staged()
 
 	def test_a_program_whose_loader_is_not_among_its_libraries_is_an_error(self):
-		self.packages['prog'] = (('libc6',), {'usr/bin/prog': elf(X86_64, ['libc.so.6'], '/lib/ld-other.so.1')})
+		self.packages['prog'] = (('libc6',), {'usr/bin/prog': elf(X86_64, ['libc.so.6'],
+									  '/lib/ld-other.so.1')})
 		with self.assertRaisesRegex(HarnessError, 'loader'):
 			self.staged()
 
@@ -193,13 +208,15 @@ class FragmentKeys(unittest.TestCase):
 
 	def setUp(self):
 		self.contents = {}
-		p = mock.patch.object(harness_stage, 'file_text', lambda path: self.contents[os.path.relpath(path, TOP)])
+		p = mock.patch.object(harness_stage, 'file_text',
+				      lambda path: self.contents[os.path.relpath(path, TOP)])
 		p.start()
 		self.addCleanup(p.stop)
 		self.debs = {'p_1_amd64.deb': 'aa', 'libc6_2_amd64.deb': 'bb'}
 
 	def key(self, frag, **change):
-		args = {'frag': frag, 'suite': 'bookworm', 'debian_arch': 'amd64', 'debs': self.debs, **change}
+		args = {'frag': frag, 'suite': 'bookworm', 'debian_arch': 'amd64',
+			'debs': self.debs, **change}
 		return harness_stage.fragment_key(**args)
 
 	def check(self, frag, guest_files):
@@ -218,8 +235,9 @@ class FragmentKeys(unittest.TestCase):
 		self.assertEqual(len(set(changed + [base])), len(changed) + 1, changed)
 
 	def test_the_clients_key(self):
-		self.check(harness_stage.CLIENTS, ['tests/clients/run.sh', 'tests/clients/keepalived.conf',
-						   'tests/clients/cgrules.conf', 'tests/clients/cgconfig.conf'])
+		self.check(harness_stage.CLIENTS,
+			   ['tests/clients/run.sh', 'tests/clients/keepalived.conf',
+			    'tests/clients/cgrules.conf', 'tests/clients/cgconfig.conf'])
 
 	def test_the_newest_clients_key(self):
 		self.check(harness_stage.NEWEST_CLIENTS, [])
@@ -239,9 +257,11 @@ class FragmentKeys(unittest.TestCase):
 		self.assertIn((harness_stage.NEWEST_CLIENTS, 'sid'), frags)
 		self.assertIn((harness_stage.CLIENTS, 'trixie'), frags)
 		self.assertEqual(harness_stage.NEWEST_CLIENTS.root, 'sid')
-		trixie = dataclasses.replace(harness_config.load_arch('arm64'), debian_suite='trixie')
-		self.assertEqual(harness_stage.fragments(opts, trixie), [(harness_stage.TOOLS, 'trixie')])
-		self.assertEqual([f for f, _ in harness_stage.fragments(opts, harness_config.load_arch('arm64'))],
+		arm64 = harness_config.load_arch('arm64')
+		trixie = dataclasses.replace(arm64, debian_suite='trixie')
+		self.assertEqual(harness_stage.fragments(opts, trixie),
+				 [(harness_stage.TOOLS, 'trixie')])
+		self.assertEqual([f for f, _ in harness_stage.fragments(opts, arm64)],
 				 [harness_stage.TOOLS])
 
 	def test_the_tools_key(self):
@@ -249,9 +269,11 @@ class FragmentKeys(unittest.TestCase):
 
 	def test_the_kinds_differ(self):
 		self.contents = {'tests/clients/run.sh': '', 'tests/clients/keepalived.conf': '',
-				 'tests/clients/cgrules.conf': '', 'tests/clients/cgconfig.conf': ''}
-		keys = [self.key(f, debs={}) for f in (harness_stage.CLIENTS, harness_stage.NEWEST_CLIENTS,
-						       harness_stage.TOOLS)]
+				 'tests/clients/cgrules.conf': '',
+				 'tests/clients/cgconfig.conf': ''}
+		keys = [self.key(f, debs={})
+			for f in (harness_stage.CLIENTS, harness_stage.NEWEST_CLIENTS,
+				  harness_stage.TOOLS)]
 		self.assertEqual(len(set(keys)), 3)
 
 
@@ -266,17 +288,19 @@ class StageFragment(FakePackages):
 		self.guest = os.path.join(self.tmp, 'run.sh')
 		with open(self.guest, 'w') as f:
 			f.write('#!/bin/sh\n')
-		self.frag = Fragment('guest-test', (Program('prog', 'usr/bin/prog', 'usr/sbin/prog'),),
+		self.frag = Fragment('guest-test',
+				     (Program('prog', 'usr/bin/prog', 'usr/sbin/prog'),),
 				     ((self.guest, 'c/run.sh', 0o755),))
 		self.deb_text = {n: n for n in self.packages}
 		self.unpacks = 0
 		for p in (mock.patch.object(harness_stage, 'debs', self.debs),
 			  mock.patch.object(harness_stage, 'unpack', self.unpack),
-			  mock.patch.dict(os.environ, {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})):
+			  mock.patch.dict(os.environ,
+					  {'XDG_CACHE_HOME': os.path.join(self.tmp, 'cache')})):
 			p.start()
 			self.addCleanup(p.stop)
 
-	def debs(self, opts, suite, arch, *names, ex=None):
+	def debs(self, opts, suite, arch, *names):
 		paths = []
 		for n in names:
 			paths.append(os.path.join(self.tmp, 'debs', f'{n}.deb'))
@@ -285,7 +309,7 @@ class StageFragment(FakePackages):
 				f.write(self.deb_text[n])
 		return paths
 
-	def unpack(self, opts, suite, arch, work, names, ex=None):
+	def unpack(self, opts, suite, arch, work, names):
 		self.unpacks += 1
 		return [Package(p.name, p.root, p.depends, deb, '1.2-3' if p.name == 'prog' else '')
 			for p, deb in zip(self.fetch(names), self.debs(opts, suite, arch, *names))]
@@ -294,7 +318,8 @@ class StageFragment(FakePackages):
 		dest = os.path.join(self.tmp, 'dest')
 		before = self.unpacks
 		with quiet():
-			harness_stage.stage_fragment(self.frag, self.opts, self.arch, 'bookworm', dest)
+			harness_stage.stage_fragment(self.frag, self.opts, self.arch, 'bookworm',
+						     dest)
 		self.assertTrue(os.path.isfile(os.path.join(dest, 'c', 'run.sh')))
 		self.assertTrue(os.path.isfile(dest + self.LOADER))
 		return self.unpacks > before
@@ -316,20 +341,24 @@ class StageFragment(FakePackages):
 		runs the program with; a data file where the program reads it."""
 		self.packages['prog'][1]['etc/prog.conf'] = b'conf'
 		self.frag = dataclasses.replace(self.frag, kind='guest-root', root='sid',
-						data=(Program('prog', 'etc/prog.conf', 'etc/prog.conf'),))
+						data=(Program('prog', 'etc/prog.conf',
+							      'etc/prog.conf'),))
 		dest = os.path.join(self.tmp, 'dest')
 		with quiet():
 			harness_stage.stage_fragment(self.frag, self.opts, self.arch, 'sid', dest)
-		for f in ('sid/usr/sbin/prog', f'sid/{self.LIBDIR}/liba.so.1', f'sid/{self.LIBDIR}/libc.so.6',
-			  'sid' + self.LOADER, 'etc/prog.conf', 'c/run.sh'):
+		for f in ('sid/usr/sbin/prog', f'sid/{self.LIBDIR}/liba.so.1',
+			  f'sid/{self.LIBDIR}/libc.so.6', 'sid' + self.LOADER, 'etc/prog.conf',
+			  'c/run.sh'):
 			self.assertTrue(os.path.isfile(os.path.join(dest, f)), f)
 		for f in ('usr', 'lib64'):
 			self.assertFalse(os.path.exists(os.path.join(dest, f)), f)
 		self.assertEqual(os.readlink(os.path.join(dest, 'sid' + self.LOADER)),
 				 f'../{self.LIBDIR}/ld-linux-x86-64.so.2')
-		self.assertEqual(harness_stage.file_text(os.path.join(dest, 'staged', 'guest-root')),
+		staged = os.path.join(dest, 'staged', 'guest-root')
+		self.assertEqual(harness_stage.file_text(staged),
 				 'package prog 1.2-3 sid\n'
-				 f'loader /sid/{self.LIBDIR}/ld-linux-x86-64.so.2 /sid/{self.LIBDIR}\n')
+				 f'loader /sid/{self.LIBDIR}/ld-linux-x86-64.so.2 '
+				 f'/sid/{self.LIBDIR}\n')
 
 	def test_a_guest_file_restages(self):
 		self.restaged()
