@@ -175,7 +175,7 @@ def unit_tests(s: Session, required: bool = False) -> int:
 		if n:
 			skipped.append(f'{n.group(1)} unit tests')
 	with stage('the mutants of tests/harness-mutants.toml fit the code'):
-		# Each one's original text once in its file, or make mutation
+		# Each one's original text once in its function or file, or make mutation
 		# could not apply it (a test of this inside the unit tests would
 		# kill every mutant).
 		import harness_mutation
