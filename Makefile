@@ -32,6 +32,12 @@ COMMAND_LINE_ONLY := $(foreach o,$(OPTIONS),$(if $(call option_field,$(o),3),$\
 	$(call option_field,$(o),1)=%))
 MAKEOVERRIDES := $(filter-out $(COMMAND_LINE_ONLY),$(MAKEOVERRIDES))
 
+# There is no dry run, as kunit.py has none: DRY_RUN, which once asked for
+# one, is refused rather than ignored.
+ifneq ($(DRY_RUN),)
+$(error DRY_RUN=$(DRY_RUN): there is no dry run; V=1 prints each command \
+	as it runs, and OUT/logs/commands.log keeps them)
+endif
 
 # The commands share trees and build directories: one at a time.
 .NOTPARALLEL:

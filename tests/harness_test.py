@@ -1026,6 +1026,13 @@ class Makefile(unittest.TestCase):
 	def test_an_arch_in_the_environment_is_kbuilds_and_ignored(self):
 		self.assertNotIn('--arch', self.harness_line(ARCH='arm'))
 
+	def test_a_dry_run_is_refused_not_ignored(self):
+		proc = subprocess.run(['make', '-n', '-s', '-C', TOP, 'check', 'DRY_RUN=1'],
+				      capture_output=True, text=True)
+		self.assertNotEqual(proc.returncode, 0)
+		self.assertIn('there is no dry run', proc.stderr)
+		self.assertNotIn('harness.py', proc.stdout)
+
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kselftest_harness.h of the newest line')
 class SelftestHostTest(unittest.TestCase):
