@@ -45,9 +45,6 @@ class Arch:
 	def boots(self) -> bool:
 		return self.qemu is not None
 
-	def listener_flags(self, bits: int) -> Tuple[str, ...]:
-		return dict(self.listeners)[bits]
-
 
 @dataclasses.dataclass(frozen=True)
 class Kernel:
