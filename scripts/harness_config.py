@@ -227,21 +227,23 @@ def getopt_numbers(letters: str) -> Callable[[str], Tuple[str, ...]]:
 	for each of LETTERS, every NUMBER at least 1: the words, or
 	ArgumentTypeError naming what the program would refuse."""
 	def parse(value: str) -> Tuple[str, ...]:
+		def refused(why: str) -> argparse.ArgumentTypeError:
+			return argparse.ArgumentTypeError(f'"{value}": {why}')
 		words = value.split()
 		i = 0
 		while i < len(words):
 			m = re.fullmatch(r'-([a-z])(.*)', words[i])
 			if not m or m.group(1) not in letters:
-				raise argparse.ArgumentTypeError(f'"{value}": {words[i]} is not one of '
-								 + ' '.join(f'-{l} N' for l in letters))
+				raise refused(f'{words[i]} is not one of '
+					      + ' '.join(f'-{l} N' for l in letters))
 			num = m.group(2)
 			if not num:
 				i += 1
 				if i == len(words):
-					raise argparse.ArgumentTypeError(f'"{value}": -{m.group(1)} needs a number')
+					raise refused(f'-{m.group(1)} needs a number')
 				num = words[i]
 			if not re.fullmatch(r'[1-9][0-9]*', num):
-				raise argparse.ArgumentTypeError(f'"{value}": -{m.group(1)} {num}: a whole number, at least 1')
+				raise refused(f'-{m.group(1)} {num}: a whole number, at least 1')
 			i += 1
 		return tuple(words)
 	return parse
@@ -249,8 +251,8 @@ def getopt_numbers(letters: str) -> Callable[[str], Tuple[str, ...]]:
 
 def booting_arch(value: str) -> str:
 	if value and value not in booting_arches():
-		raise argparse.ArgumentTypeError(f'{value}: not an architecture the boot test boots: '
-						 + ' '.join(booting_arches()))
+		raise argparse.ArgumentTypeError(f'{value}: not an architecture the boot test '
+						 'boots: ' + ' '.join(booting_arches()))
 	return value
 
 

@@ -51,7 +51,8 @@ class Mutant:
 	def apply(self, text: str) -> str:
 		"""TEXT, the file's, with this mutant applied."""
 		start, end = scope(text, self.function) if self.function else (0, len(text))
-		return text[:start] + text[start:end].replace(self.original, self.mutated) + text[end:]
+		return (text[:start] + text[start:end].replace(self.original, self.mutated)
+			+ text[end:])
 
 
 def scope(text: str, function: str) -> Tuple[int, int]:
@@ -73,9 +74,10 @@ def functions(text: str) -> List[Tuple[str, Tuple[int, int]]]:
 	def walk(node: ast.AST, prefix: str) -> None:
 		for child in ast.iter_child_nodes(node):
 			if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-				first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-				end = child.end_lineno or child.lineno
-				out.append((prefix + child.name, (offsets[first - 1], offsets[end])))
+				first = min(d.lineno for d in [child, *child.decorator_list])
+				last = child.end_lineno or child.lineno
+				span = (offsets[first - 1], offsets[last])
+				out.append((prefix + child.name, span))
 				walk(child, prefix + child.name + '.')
 			elif isinstance(child, ast.ClassDef):
 				walk(child, prefix + child.name + '.')
@@ -105,13 +107,13 @@ def load_mutants(path: str = MUTANTS) -> List[Mutant]:
 		where = f'{os.path.relpath(path, TOP)}: mutant {i + 1} ({t.get("what", "")})'
 		if set(t) not in ({'function', 'original', 'mutated', 'what'},
 				  {'file', 'original', 'mutated', 'what'}):
-			raise HarnessError(f'{where}: needs function or file, original, mutated and what,'
-					   ' and nothing else')
+			raise HarnessError(f'{where}: needs function or file, original, mutated '
+					   'and what, and nothing else')
 		if 'function' in t:
 			files = function_files().get(t['function'], [])
 			if len(files) != 1:
-				raise HarnessError(f'{where}: {len(files)} functions {t["function"]} in scripts/'
-						   + (f' ({", ".join(files)})' if files else ''))
+				raise HarnessError(f'{where}: {len(files)} functions '
+						   f'{t["function"]} in scripts/ {" ".join(files)}')
 			m = Mutant(files[0], t['original'], t['mutated'], t['what'], t['function'])
 		else:
 			m = Mutant(t['file'], t['original'], t['mutated'], t['what'])
@@ -122,8 +124,8 @@ def load_mutants(path: str = MUTANTS) -> List[Mutant]:
 		start, end = scope(text, m.function) if m.function else (0, len(text))
 		n = text[start:end].count(m.original)
 		if n != 1:
-			raise HarnessError(f'{where}: its original text is in {m.function or m.file} {n} times,'
-					   ' not once')
+			raise HarnessError(f'{where}: its original text is in '
+					   f'{m.function or m.file} {n} times, not once')
 		if m.original == m.mutated:
 			raise HarnessError(f'{where}: mutated is the original')
 		out.append(m)
@@ -137,7 +139,8 @@ def select(mutants: Sequence[Mutant], words: Sequence[str]) -> List[Mutant]:
 	for no word); HarnessError if that is none, which would pass."""
 	chosen = [m for m in mutants if all(w.lower() in m.what.lower() for w in words)]
 	if not chosen:
-		raise HarnessError(f'--mutants "{" ".join(words)}": no mutant\'s what has these words')
+		raise HarnessError(f'--mutants "{" ".join(words)}": '
+				   'no mutant\'s what has these words')
 	return chosen
 
 
@@ -150,18 +153,21 @@ def unit_tests(top: str, kunit_tool: str, quiet: bool = True) -> Tuple[int, str]
 	"""The unit tests of the copy at TOP: exit status and output (124 if
 	they hung)."""
 	try:
-		proc = run([sys.executable, '-m', 'unittest', 'discover', '-s', os.path.join(top, 'tests'), '-p', '*_test.py'],
-			   cwd=top, env={'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': kunit_tool}, capture='all',
-			   check=False, timeout=TIMEOUT, quiet=quiet)
+		proc = run([sys.executable, '-m', 'unittest', 'discover', '-s',
+			    os.path.join(top, 'tests'), '-p', '*_test.py'],
+			   cwd=top, env={'PYTHONDONTWRITEBYTECODE': '1', 'KUNIT_TOOL': kunit_tool},
+			   capture='all', check=False, timeout=TIMEOUT, quiet=quiet)
 	except subprocess.TimeoutExpired as e:
-		out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
+		out = e.stdout if isinstance(e.stdout, str) else \
+			(e.stdout or b'').decode(errors='replace')
 		return 124, out + f'\n(the unit tests did not finish in {TIMEOUT}s)\n'
 	return proc.returncode, proc.stdout
 
 
 def killers(output: str) -> List[str]:
 	"""The tests that failed, as Class.test."""
-	return list(dict.fromkeys(f'{cls.split(".")[-1]}.{test}' for test, cls in FAILED.findall(output)))
+	return list(dict.fromkeys(f'{cls.split(".")[-1]}.{test}'
+				  for test, cls in FAILED.findall(output)))
 
 
 def try_mutant(top: str, m: Mutant, kunit_tool: str) -> Optional[List[str]]:
@@ -178,7 +184,8 @@ def try_mutant(top: str, m: Mutant, kunit_tool: str) -> Optional[List[str]]:
 			f.write(text)
 	if status == 0:
 		return None
-	return killers(output) or [f'(exit {status}: {output.strip().splitlines()[-1] if output.strip() else ""})']
+	last = output.strip().splitlines()[-1] if output.strip() else ''
+	return killers(output) or [f'(exit {status}: {last})']
 
 
 def mutation(kunit_tool: str, jobs: int = 2, mutants: Optional[Sequence[Mutant]] = None) -> int:
@@ -193,9 +200,11 @@ def mutation(kunit_tool: str, jobs: int = 2, mutants: Optional[Sequence[Mutant]]
 			skipped = re.search(r'skipped=(\d+)', output)
 			if status != 0 or skipped:
 				print(output, flush=True)
-				raise HarnessError('the unit tests do not pass on the unmutated copy'
-						   + (f' ({skipped.group(1)} skipped)' if skipped else ''))
-			note(output.strip().splitlines()[-3] if len(output.strip().splitlines()) >= 3 else output.strip())
+				why = f' ({skipped.group(1)} skipped)' if skipped else ''
+				raise HarnessError('the unit tests do not pass on the unmutated '
+						   'copy' + why)
+			summary = output.strip().splitlines()
+			note(summary[-3] if len(summary) >= 3 else output.strip())
 		survived = []
 		with stage(f'{len(mutants)} mutants, each alone, {jobs} at a time'):
 			free = list(copies)
@@ -206,15 +215,17 @@ def mutation(kunit_tool: str, jobs: int = 2, mutants: Optional[Sequence[Mutant]]
 						return try_mutant(top, m, kunit_tool)
 					finally:
 						free.append(top)
-				for i, (m, killed) in enumerate(zip(mutants, pool.map(one, mutants))):
+				for i, (m, killed) in enumerate(zip(mutants,
+								    pool.map(one, mutants))):
 					head = f'{i + 1:3}. {m.file}: {m.what}'
 					if killed is None:
 						survived.append(m)
 						print(f'  SURVIVED {head}', flush=True)
 					else:
-						more = f' (and {len(killed) - 3} more)' if len(killed) > 3 else ''
-						print(f'  killed   {head}\n             by {", ".join(killed[:3])}{more}',
-						      flush=True)
+						more = (f' (and {len(killed) - 3} more)'
+							if len(killed) > 3 else '')
+						print(f'  killed   {head}\n             by '
+						      f'{", ".join(killed[:3])}{more}', flush=True)
 	print(f'mutation: {len(mutants)} mutants, {len(mutants) - len(survived)} killed'
 	      + (f', {len(survived)} SURVIVED' if survived else ''), flush=True)
 	return 1 if survived else 0
