@@ -84,9 +84,8 @@ class Session:
 	def cached_source(self) -> str:
 		"""The newest line's source from KSRC or the cache, '' if it is in
 		neither (nothing is fetched)."""
-		if self.opts.ksrc and self.chosen[0].name == self.newest.name:
-			return os.path.realpath(self.opts.ksrc)
-		return harness_kernel.cached_source(self.newest) or ''
+		return (harness_kernel.newest_ksrc(self.opts, self.chosen, self.newest)
+			or harness_kernel.cached_source(self.newest) or '')
 
 
 # The commands' handlers, as kunit.py's: typed inputs handed to the module
@@ -348,7 +347,7 @@ def mutation_handler(s: Session) -> int:
 
 def bench_handler(s: Session) -> int:
 	import harness_bench
-	return harness_bench.bench(s.opts, s.chosen, s.newest)
+	return harness_bench.bench(s.opts, s.chosen, s.source)
 
 
 def shell_scripts() -> List[str]:

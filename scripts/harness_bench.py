@@ -22,7 +22,7 @@ import contextlib
 import io
 import os
 import shutil
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import bench_native
 import bench_report
@@ -30,7 +30,7 @@ from bench_report import DESIGNS
 from harness_arch import Kernel
 from harness_config import DEFAULT_ARCH, KernelLine, Options, Run, given, kernel_cmdline, load_arch
 from harness_boot import boot_and_parse
-from harness_kernel import KUNIT_TOOL, Kernels, Tree, newest_source
+from harness_kernel import KUNIT_TOOL, Kernels, Tree
 from harness_guest import accelerator, build_initramfs, qemu_argv
 import harness_results
 from harness_results import BootReport, Problem
@@ -96,10 +96,10 @@ def problems(reported: BootReport) -> List[Problem]:
 	return why
 
 
-def bench(opts: Options, lines: Sequence[KernelLine], newest: KernelLine) -> int:
+def bench(opts: Options, lines: Sequence[KernelLine], source: Callable[[], str]) -> int:
 	"""make bench on the one line of LINES; the guest's kselftest is
-	built from the NEWEST line's source, as is the parser of the boots'
-	KTAP."""
+	built from the newest line's source (SOURCE(), the session's, fetched
+	once its options are checked), as is the parser of the boots' KTAP."""
 	check_options(opts, lines)
 	line = lines[0]
 	arch = load_arch(ARCH)
@@ -108,7 +108,7 @@ def bench(opts: Options, lines: Sequence[KernelLine], newest: KernelLine) -> int
 	os.makedirs(out)
 	with stage('native: stamp_native on this machine\'s cores'):
 		native_lines = native(out)
-	src = newest_source(opts, lines, newest)
+	src = source()
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
 	with stage(f'{line.name}: tree'):

@@ -370,15 +370,20 @@ def fetch_source(line: KernelLine, opts: Options) -> str:
 KUNIT_TOOL = 'tools/testing/kunit'
 
 
+def newest_ksrc(opts: Options, chosen: Sequence[KernelLine], newest: KernelLine) -> str:
+	"""KSRC if it is the newest line's tree (the first of CHOSEN, the
+	lines the command works on), else ''."""
+	if opts.ksrc and chosen[0].name == newest.name:
+		return os.path.realpath(opts.ksrc)
+	return ''
+
+
 def newest_source(opts: Options, chosen: Sequence[KernelLine], newest: KernelLine) -> str:
 	"""The newest line's pristine source, where KTAP's parser
 	(KUNIT_TOOL), the kselftest headers and build system and the memory
-	model come from: KSRC if it is that line (the first of CHOSEN, the
-	lines the command works on), else the Debian package's in the cache,
-	fetched."""
-	if opts.ksrc and chosen[0].name == newest.name:
-		return os.path.realpath(opts.ksrc)
-	return fetch_source(newest, opts)
+	model come from: newest_ksrc(), else the Debian package's in the
+	cache, fetched."""
+	return newest_ksrc(opts, chosen, newest) or fetch_source(newest, opts)
 
 
 def cached_source(line: KernelLine) -> Optional[str]:

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import unittest
 from unittest import mock
 
@@ -1622,7 +1623,7 @@ class Bench(HarnessCase):
 				f.write(harness_util.file_text(os.path.join(LOGS, keeps_log)))
 			return ended
 		tcg = harness_guest.TCG
-		with mock.patch.object(harness_bench, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_kernel, 'newest_source', return_value=tree_root), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
 		     mock.patch.object(harness_kernel.Kernels, 'ensure', lambda *_: None), \
 		     mock.patch.object(harness_bench, 'native', lambda out: []), \
@@ -1649,6 +1650,18 @@ class Bench(HarnessCase):
 				status, out = self.bench(log, ended)
 				self.assertEqual(status, 1, out)
 				self.assertFalse(os.path.exists(self.report()))
+
+
+
+class NewestSource(unittest.TestCase):
+	"""KSRC is the newest line's source only when it is that line's tree."""
+
+	def test_ksrc_of_an_older_line_is_not_the_newest_lines_source(self):
+		newest, older = types.SimpleNamespace(name='7.3'), types.SimpleNamespace(name='6.1')
+		opts = harness_config.Options(ksrc='/some/linux')
+		self.assertEqual(harness_kernel.newest_ksrc(opts, [newest], newest), '/some/linux')
+		self.assertEqual(harness_kernel.newest_ksrc(opts, [older], newest), '')
+		self.assertEqual(harness_kernel.newest_ksrc(harness_config.Options(), [newest], newest), '')
 
 
 if __name__ == '__main__':
