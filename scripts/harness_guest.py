@@ -25,7 +25,7 @@ import subprocess
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from harness_arch import Arch
-from harness_config import Options, Run, kernel_cmdline
+from harness_config import KSELFTEST_INSTALLS, Options, Run, kernel_cmdline
 from harness_kernel import Tree, kmake_argv
 from harness_stage import (CLIENTS, NEWEST_CLIENTS, NEWEST_SUITE, TOOLS, debs,
 			   stage_fragment)
@@ -34,8 +34,6 @@ from harness_util import TOP, HarnessError, file_text, note, output, stage
 
 KSELFTEST = 'tools/testing/selftests'
 SELFTEST = KSELFTEST + '/connector'
-# Where each listener's kselftest install sits in the guest (tests/init).
-INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 
 
 def kselftest_tree_path(opts: Options) -> str:
@@ -91,7 +89,8 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options,
 			f'KHDR_INCLUDES=-isystem {ksft_out}/headers-{arch.name}/usr/include',
 			'TARGETS=connector', 'USERCFLAGS=' + ' '.join(flags),
 			'USERLDFLAGS=' + ' '.join([*flags, '-static']),
-			f'KSFT_INSTALL_PATH={os.path.join(root, INSTALLS[bits])}', 'install']))
+			'KSFT_INSTALL_PATH=' + os.path.join(root, KSELFTEST_INSTALLS[bits]),
+			'install']))
 	argvs.append((f'console_drain-{arch.name}', [
 		arch.cross_compile + 'gcc', '-Wall', '-O2', '-static',
 		'-o', os.path.join(root, 'bin', 'console_drain'),
@@ -138,7 +137,7 @@ def build_initramfs(tree: Tree, arch: Arch, opts: Options, kselftest_src: str) -
 	for name, argv in guest_build_argvs(tree, arch, opts, ksft):
 		harness_util.run(argv, log=os.path.join(logs, name + '.log'), what=name)
 	for bits, _ in arch.listeners:
-		prog = os.path.join(root, INSTALLS[bits], 'connector', 'cn_proc_test')
+		prog = os.path.join(root, KSELFTEST_INSTALLS[bits], 'connector', 'cn_proc_test')
 		if not os.path.isfile(prog) or 'INTERP' in output(['readelf', '-l', prog]):
 			raise HarnessError(f'{prog}: missing or not static')
 	guest_debs(opts, arch, root)
