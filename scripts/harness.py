@@ -547,5 +547,20 @@ def main(argv: List[str]) -> int:
 		return 1
 
 
+def exit_status(argv: List[str]) -> int:
+	"""main(ARGV)'s exit status. A reader that stops reading (make help |
+	head) ends the output without a traceback: help cut short is no
+	error, a command cut short has not passed."""
+	status = 1
+	try:
+		status = main(argv)
+		sys.stdout.flush()
+	except BrokenPipeError:
+		os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+		if argv[:1] in ([MAKE_HELP], [MAKE_FLAGS]) or '-h' in argv or '--help' in argv:
+			status = 0
+	return status
+
+
 if __name__ == '__main__':
-	sys.exit(main(sys.argv[1:]))
+	sys.exit(exit_status(sys.argv[1:]))

@@ -372,6 +372,18 @@ class Options(HarnessCase):
 			self.assertIn(harness.option_list(), out)
 
 
+	def test_help_to_a_reader_that_stops_early_is_no_error(self):
+		"""make help | head: the pipe's reader gone before a word is
+		written (deterministically, where head is a race)."""
+		for args in (['make-help', 'boot-test'], ['make-flags'], ['-h'], ['boot', '-h']):
+			r, w = os.pipe()
+			os.close(r)
+			proc = subprocess.run([sys.executable, os.path.join(TOP, 'scripts', 'harness.py'),
+					       *args], stdout=w, stderr=subprocess.PIPE, text=True)
+			os.close(w)
+			self.assertEqual((proc.returncode, proc.stderr), (0, ''), args)
+
+
 class StageSummary(unittest.TestCase):
 	def test_the_summary_keeps_the_steps_what_took_a_minute_and_what_failed(self):
 		stages = [[0, 'step', 70.0, 'done'], [1, 'quick', 2.0, 'done'],
