@@ -701,7 +701,7 @@ def check_build(tree: Tree, arch: Arch, flavour: str, variant: str, newest: bool
 				os.remove(o)
 	shutil.rmtree(out, ignore_errors=True)
 	os.makedirs(out)
-	run(check_argv(tree, arch, build, targets), log=log, what=f'{what} did not build')
+	run(check_argv(tree, arch, build, targets), log=log, what=f'{what} build')
 	with open(os.path.join(out, 'warnings'), 'w') as f:
 		f.write(''.join(w + '\n' for w in warnings_of(tree, log)))
 	for o in objs:
@@ -821,7 +821,7 @@ def allmod_build(tree: Tree, variant: str) -> None:
 	if not os.path.isfile(os.path.join(build, '.config')):
 		run(kmake_argv(tree.path, build, arch, tree.opts.jobs, ALLMODCONFIG),
 		    log=os.path.join(tree.logs, 'config-allmodconfig.log'))
-	run(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} did not build')
+	run(argv, log=os.path.join(out, 'log'), what=f'allmodconfig {variant} build')
 	warnings = warnings_of(tree, os.path.join(out, 'log'))
 	with open(os.path.join(out, 'warnings'), 'w') as f:
 		f.write(''.join(w + '\n' for w in warnings))

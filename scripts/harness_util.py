@@ -182,7 +182,8 @@ def _run_saying_progress(argv: Sequence[str], f: Any, log: str, what: str, cwd: 
 			 env: Optional[dict],
 			 timeout: Optional[float]) -> subprocess.CompletedProcess:
 	"""subprocess.run() of ARGV, its output to F (LOG), saying each
-	PROGRESS_SECONDS that it runs on: WHAT, and the log's last line."""
+	PROGRESS_SECONDS that WHAT still runs: for how long, its log and the
+	log's last line."""
 	start = time.monotonic()
 	with subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=cwd, env=env) as p:
 		while True:
@@ -197,8 +198,8 @@ def _run_saying_progress(argv: Sequence[str], f: Any, log: str, what: str, cwd: 
 					raise
 			with open(log, errors='replace') as r:
 				last = (r.readlines() or [''])[-1].strip()
-			print(f'[{now()}] {what}: running for {_mmss(time.monotonic() - start)}; '
-			      f'its log is at: {last[:72]}', flush=True)
+			print(f'[{now()}] {what}: still running after '
+			      f'{_mmss(time.monotonic() - start)}; {log}: {last[:72]}', flush=True)
 	return subprocess.CompletedProcess(argv, p.returncode)
 
 

@@ -355,6 +355,17 @@ class Options(HarnessCase):
 				self.assertEqual('$ true x' in out.getvalue(), verbose)
 		self.assertEqual(harness_util.file_text(log).count('$ true x\n'), 2)
 
+	def test_a_long_command_says_it_still_runs_its_log_and_the_logs_last_line(self):
+		log = os.path.join(self.tmp, 'build.log')
+		out = io.StringIO()
+		with mock.patch.object(harness_util, 'PROGRESS_SECONDS', 0.15), \
+		     contextlib.redirect_stdout(out):
+			harness_util.run(['sh', '-c', 'echo "  CC      kernel/fork.o"; sleep 0.4'],
+					 log=log, what='7.3 x86_64 default base kernel build')
+		self.assertRegex(out.getvalue(), r'(?m)^\[[\d:]+\] 7\.3 x86_64 default base kernel '
+				 r'build: still running after 0m00s; ' + re.escape(log)
+				 + r': CC      kernel/fork\.o$')
+
 	def test_make_j_is_jobs(self):
 		with mock.patch.dict(os.environ, {'MAKEFLAGS': ' -j3 --jobserver-auth=3,4'}):
 			self.assertEqual(self.given('boot-test').jobs, 3)
