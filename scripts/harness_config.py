@@ -376,8 +376,9 @@ OPTIONS = (
 	Option('ksrc', 'DIR', '/path/to/linux',
 	       'your own kernel tree instead of the Debian package; copied, never modified; the '
 	       'series whose base matches its version is used; if it is the newest line, '
-	       'kunit_parser, the kselftest headers and build system come from it too',
-	       but=('results',)),
+	       'kunit_parser, the kselftest headers and build system come from it too; not '
+	       "for the per-file diffs, which are of Debian's source",
+	       but=('results', 'file-diffs', 'check-file-diffs')),
 	Option('runs', 'RUNS', '"smp2 rt"',
 	       'only these runs of configs/runs.toml, every run by default: each must be a run of '
 	       'a chosen line, and each chosen line must keep at least one run (CONFIGS, its old '

@@ -142,6 +142,12 @@ class Options(HarnessCase):
 		for c in self.COMMANDS:
 			self.refused(c, '--ksrc /no/such/tree', KSRC='/no/such/tree')
 
+	def test_the_per_file_diffs_refuse_ksrc_which_they_would_not_use(self):
+		for c in ('file-diffs', 'check-file-diffs'):
+			self.refused(c, f'KSRC= is no variable of make {c}', from_make=True,
+				     KSRC=self.linux61)
+			self.refused(c, 'unrecognized arguments: --ksrc', KSRC=self.linux61)
+
 	def test_a_ksrc_that_is_no_kernel_tree_is_refused(self):
 		self.refused('boot-test', f'--ksrc {self.tmp}', KSRC=self.tmp)
 
