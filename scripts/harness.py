@@ -386,6 +386,9 @@ COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
 		  'your git identity, on KSRC, your git tree of the newest line or newer (never '
 		  'modified)'),
 }
+# The commands no make target runs, scripts/harness.py's alone: boot and
+# parse take LINE RUN VARIANT, check-options checks them and does nothing.
+SCRIPT_ONLY = ('check-options', 'boot', 'parse')
 # Print what the Makefile needs of OPTIONS (make_flags()), and make help;
 # they read no option and no file of configs/.
 MAKE_FLAGS = 'make-flags'
@@ -446,7 +449,9 @@ def make_help(targets: List[str]) -> str:
 			      subsequent_indent=' ' * 20)
 		for t in targets if t in COMMANDS]
 	out += ['  setup             install the Debian packages the harness needs',
-		'  clean             remove OUT', '', 'The variables (a switch: 1 is on, 0 off):']
+		'  clean             remove OUT',
+		f'scripts/harness.py has {", ".join(SCRIPT_ONLY)} too (scripts/harness.py -h).',
+		'', 'The variables (a switch: 1 is on, 0 off):']
 	return '\n'.join(out) + '\n' + option_list()
 
 
@@ -480,11 +485,15 @@ def from_make(command: str, argv: List[str]) -> Tuple[List[str], List[str]]:
 
 
 def option_list() -> str:
-	"""doc/harness.txt's list of the options, as make variables."""
+	"""doc/harness.txt's list of the options, as make variables, each with
+	the make targets that take it (and the SCRIPT_ONLY commands)."""
 	out = []
 	for o in OPTIONS:
-		cmds = ', '.join(o.commands) if o.commands else 'every command' + \
-			(f' but {", ".join(o.but)}' if o.but else '')
+		cmds = ', '.join(c for c in o.commands or () if c not in SCRIPT_ONLY) \
+			if o.commands else 'every command' + (f' but {", ".join(o.but)}' if o.but else '')
+		script = [c for c in o.commands or () if c in SCRIPT_ONLY]
+		if script:
+			cmds += f'; scripts/harness.py {", ".join(script)}'
 		where = f'{cmds}; on make\'s command line only' if o.command_line_only else cmds
 		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')')
 		head = f'  {o.variable}={o.shown_example}'

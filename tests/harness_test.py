@@ -1055,6 +1055,20 @@ class Makefile(unittest.TestCase):
 	def test_an_arch_in_the_environment_is_kbuilds_and_ignored(self):
 		self.assertNotIn('--arch', self.harness_line(ARCH='arm'))
 
+	def test_make_has_a_target_for_each_command_but_the_scripts_own(self):
+		"""What make help and the option list call a target is one: make
+		runs harness.py COMMAND for it; harness.SCRIPT_ONLY have none."""
+		env = {k: v for k, v in os.environ.items() if k not in ('MAKEFLAGS', 'MAKELEVEL')}
+		targets = [c for c in harness.COMMANDS if c not in harness.SCRIPT_ONLY]
+		out = subprocess.run(['make', '-n', '-s', '-C', TOP, *targets], env=env,
+				     capture_output=True, text=True, check=True).stdout
+		for c in targets:
+			self.assertRegex(out, f'harness.py {c}( |$)', c)
+		for c in harness.SCRIPT_ONLY:
+			proc = subprocess.run(['make', '-n', '-s', '-C', TOP, c], env=env,
+					      capture_output=True, text=True)
+			self.assertIn(f"No rule to make target '{c}'", proc.stderr)
+
 	def test_a_dry_run_is_refused_not_ignored(self):
 		proc = subprocess.run(['make', '-n', '-s', '-C', TOP, 'check', 'DRY_RUN=1'],
 				      capture_output=True, text=True)
