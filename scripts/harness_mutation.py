@@ -5,10 +5,12 @@ that can turn a verdict is broken.
 tests/harness-mutants.toml lists mutants of the harness, each one small
 edit and what it breaks: the text "original", which must occur exactly
 once in the function it names (a function or Class.method of scripts/,
-found wherever it is), or in the file it names (the Makefile, the
-selftest, a module's top level), replaced by "mutated". Naming the
-function, not quoting its lines, lets a mutant survive edits elsewhere and
-moves between modules. Each is applied alone to a copy of the repository
+found wherever it is, or module.function where the name is not the only
+one of its kind), or in the file it names (the Makefile, a shell script, a
+test, a module's top level), replaced by "mutated". Naming the function,
+not quoting its lines, lets a mutant survive edits elsewhere and moves
+between modules. A mutated Python file must compile, so that what kills
+a mutant is a test, not the import. Each is applied alone to a copy of the repository
 (never to the working tree) and the unit tests (tests/*_test.py) run
 against the copy: a mutant is killed when a test fails, and the tests that
 failed are printed. The tests must pass on the unmutated copy first, with
@@ -87,12 +89,21 @@ def functions(text: str) -> List[Tuple[str, Tuple[int, int]]]:
 
 @functools.cache
 def function_files() -> Dict[str, List[str]]:
-	"""Each function of scripts/*.py: the files (from TOP) that define it."""
+	"""Each function of scripts/*.py: the files (from TOP) that define it,
+	by its name and by module.name."""
 	where: Dict[str, List[str]] = {}
 	for path in sorted(glob.glob(os.path.join(TOP, 'scripts', '*.py'))):
+		module = os.path.basename(path)[:-3]
 		for name, _ in functions(file_text(path)):
-			where.setdefault(name, []).append(os.path.relpath(path, TOP))
+			for n in (name, f'{module}.{name}'):
+				where.setdefault(n, []).append(os.path.relpath(path, TOP))
 	return where
+
+
+def in_module(function: str, file: str) -> str:
+	"""FUNCTION as named in FILE: without its module."""
+	module = os.path.basename(file)[:-3] + '.'
+	return function[len(module):] if function.startswith(module) else function
 
 
 def load_mutants(path: str = MUTANTS) -> List[Mutant]:
@@ -114,7 +125,8 @@ def load_mutants(path: str = MUTANTS) -> List[Mutant]:
 			if len(files) != 1:
 				raise HarnessError(f'{where}: {len(files)} functions '
 						   f'{t["function"]} in scripts/ {" ".join(files)}')
-			m = Mutant(files[0], t['original'], t['mutated'], t['what'], t['function'])
+			m = Mutant(files[0], t['original'], t['mutated'], t['what'],
+				   in_module(t['function'], files[0]))
 		else:
 			m = Mutant(t['file'], t['original'], t['mutated'], t['what'])
 		target = os.path.join(TOP, m.file)
@@ -128,6 +140,12 @@ def load_mutants(path: str = MUTANTS) -> List[Mutant]:
 					   f'{m.function or m.file} {n} times, not once')
 		if m.original == m.mutated:
 			raise HarnessError(f'{where}: mutated is the original')
+		if m.file.endswith('.py'):
+			try:
+				compile(m.apply(text), m.file, 'exec', dont_inherit=True)
+			except SyntaxError as e:
+				raise HarnessError(f'{where}: the mutated {m.file} does not compile: '
+						   f'{e.msg}, line {e.lineno}') from None
 		out.append(m)
 	if not out:
 		raise HarnessError(f'{os.path.relpath(path, TOP)}: no mutant')

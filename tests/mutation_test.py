@@ -29,11 +29,16 @@ def judge(n):
 
 
 class MutantsTest(unittest.TestCase):
-	def load(self, entry: str) -> list:
+	def load(self, entry: str, other: str = '') -> list:
+		"""The mutants of ENTRY on scripts/m.py (and scripts/other.py of
+		OTHER)."""
 		with tempfile.TemporaryDirectory() as top:
 			os.makedirs(os.path.join(top, 'scripts'))
 			with open(os.path.join(top, 'scripts', 'm.py'), 'w') as f:
 				f.write(MODULE)
+			if other:
+				with open(os.path.join(top, 'scripts', 'other.py'), 'w') as f:
+					f.write(other)
 			path = os.path.join(top, 'mutants.toml')
 			with open(path, 'w') as f:
 				f.write('[[mutant]]\n' + entry + "what = 'w'\n")
@@ -60,6 +65,23 @@ class MutantsTest(unittest.TestCase):
 			      'function = "judge"\noriginal = ">"\nmutated = ">"\n'):
 			with self.subTest(entry=entry), self.assertRaises(HarnessError):
 				self.load(entry)
+
+	def test_a_function_of_two_modules_is_named_by_its_module(self):
+		other = 'def judge(n):\n\treturn n > 2\n'
+		with self.assertRaisesRegex(HarnessError, '2 functions judge'):
+			self.load('function = "judge"\noriginal = ">"\nmutated = "<"\n', other)
+		m, = self.load('function = "m.judge"\noriginal = ">"\nmutated = "<"\n', other)
+		self.assertEqual((m.file, m.function), ('scripts/m.py', 'judge'))
+		self.assertTrue(m.apply(MODULE).endswith('\treturn n < LIMIT\n'))
+		m, = self.load('function = "other.judge"\noriginal = ">"\nmutated = "<"\n', other)
+		self.assertEqual(m.apply(other), 'def judge(n):\n\treturn n < 2\n')
+		m, = self.load('function = "m.Boot.judge"\noriginal = ">"\nmutated = "<"\n', other)
+		self.assertIn('\t\treturn n < LIMIT', m.apply(MODULE))
+
+	def test_a_mutant_whose_file_does_not_compile_is_refused(self):
+		"""A test would not kill it: the import would."""
+		with self.assertRaisesRegex(HarnessError, 'does not compile: unexpected indent'):
+			self.load('function = "judge"\noriginal = "n > LIMIT"\nmutated = "n\\n\\t\\t> LIMIT"\n')
 
 	def test_a_file_mutant_edits_the_file(self):
 		m, = self.load('file = "scripts/m.py"\noriginal = "LIMIT = 1"\nmutated = "LIMIT = 2"\n')
