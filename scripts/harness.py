@@ -9,6 +9,7 @@ configs/ is checked before anything is fetched or built.
 import argparse
 import dataclasses
 import datetime
+import difflib
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import sys
 import textwrap
 from pathlib import Path
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True
 import harness_config  # noqa: E402
@@ -350,6 +351,12 @@ def bench_handler(s: Session) -> int:
 	return harness_bench.bench(s.opts, s.chosen, s.source)
 
 
+def install_packages(command: str) -> None:
+	"""The Debian packages make COMMAND needs, installed where missing
+	(scripts/setup.sh COMMAND, which says which)."""
+	run([os.path.join(SCRIPTS, 'setup.sh'), command], what=f'scripts/setup.sh {command}')
+
+
 def shell_scripts() -> List[str]:
 	return [os.path.join(SCRIPTS, f) for f in sorted(os.listdir(SCRIPTS))
 		if f.endswith('.sh')] + \
@@ -393,8 +400,10 @@ SCRIPT_ONLY = ('check-options', 'boot', 'parse')
 # they read no option and no file of configs/.
 MAKE_FLAGS = 'make-flags'
 MAKE_HELP = 'make-help'
-# Set by the Makefile: the options came from make's variables.
+# Set by the Makefile: the options came from make's variables, and these
+# variables were given on make's command line.
 FROM_MAKE = 'HARNESS_FROM_MAKE'
+MAKE_VARIABLES = 'HARNESS_MAKE_VARIABLES'
 
 
 def options_of(command: str) -> List[Option]:
@@ -438,7 +447,7 @@ def make_flags() -> str:
 	alias) as VARIABLE:FLAG=, :command-line after it where only make's
 	command line gives it."""
 	return ' '.join(f'{v}:{f}=' + (':command-line' if o.command_line_only else '')
-			for o in OPTIONS for v, f in zip((o.variable, o.alias.upper()), o.flags))
+			for o in OPTIONS for v, f in zip(o.variables, o.flags))
 
 
 def make_help(targets: List[str]) -> str:
@@ -455,26 +464,50 @@ def make_help(targets: List[str]) -> str:
 	return '\n'.join(out) + '\n' + option_list()
 
 
-def from_make(command: str, argv: List[str]) -> Tuple[List[str], List[str]]:
+def nearest(name: str, variables: Sequence[str]) -> str:
+	"""The variable of VARIABLES that NAME, one that is none of them, was
+	most likely meant to be ('' for none): in other case, a close spelling
+	(RUN, KERNELS), the longest that NAME starts with, or the one that
+	starts or ends with NAME (J: JOBS, TIMEOUT: BOOT_TIMEOUT)."""
+	upper = name.upper()
+	close = difflib.get_close_matches(upper, variables, 1, 0.75)
+	longer = [v for v in variables if v.startswith(upper) or v.endswith('_' + upper)]
+	return (upper if upper in variables else close[0] if close
+		else max((v for v in variables if upper.startswith(v)), key=len, default='')
+		or (longer[0] if len(longer) == 1 else ''))
+
+
+def from_make(command: str, argv: List[str],
+	      typed: Sequence[str] = ()) -> Tuple[List[str], List[str]]:
 	"""The flags make made of its variables (ARGV, each --FLAG=VALUE) as
 	harness.py takes them, a switch's 1 as its flag and its 0 as nothing;
 	and what is wrong with them, named as the user typed them: a variable
-	COMMAND does not take, a value its type refuses. Each option is named
-	by its variable in harness_config.GIVEN_AS."""
+	of make's command line (TYPED) that is no option, a variable COMMAND
+	does not take, an option given twice (OUT and O), a value its type
+	refuses. Each option is named by its variable in
+	harness_config.GIVEN_AS."""
 	errors, out = [], []
-	by_flag = {f: (o, v) for o in OPTIONS
-		   for v, f in zip((o.variable, o.alias.upper()), o.flags)}
+	taken = [v for o in options_of(command) for v in o.variables]
+	for name in typed:
+		if not any(name in o.variables for o in OPTIONS):
+			near = nearest(name, taken)
+			errors.append(f'{name}= is no variable of make {command}: '
+				      + (f'{near}=?' if near else f'(its variables: {" ".join(taken)})'))
+	by_flag = {f: (o, v) for o in OPTIONS for v, f in zip(o.variables, o.flags)}
 	for a in argv:
 		flag, eq, value = a.partition('=')
 		if flag not in by_flag or not eq:
 			out.append(a)
 			continue
 		o, variable = by_flag[flag]
+		if o.name in harness_config.GIVEN_AS:
+			errors.append(f'{harness_config.GIVEN_AS[o.name]}= and {variable}= are one '
+				      'option: give one')
+			continue
 		harness_config.GIVEN_AS[o.name] = variable
 		if not o.taken_by(command):
-			taken = ' '.join(p.variable for p in options_of(command))
 			errors.append(f'{variable}= is no variable of make {command} (its '
-				      f'variables: {taken})')
+				      f'variables: {" ".join(taken)})')
 			continue
 		try:
 			if o.type(value) is not False:
@@ -508,13 +541,15 @@ def main(argv: List[str]) -> int:
 	try:
 		harness_config.GIVEN_AS.clear()
 		# Not for the commands it runs (the unit tests run harness.py).
-		if os.environ.pop(FROM_MAKE, '') and argv and argv[0] in COMMANDS:
+		typed = os.environ.pop(MAKE_VARIABLES, '').split()
+		made = bool(os.environ.pop(FROM_MAKE, '')) and bool(argv) and argv[0] in COMMANDS
+		if made:
 			# make -jN, where JOBS is not given, is JOBS=N.
 			j = re.search(r'(?:^| )-j(\d+)', os.environ.get('MAKEFLAGS', ''))
 			if j and 'jobs' in {o.name for o in options_of(argv[0])} and \
 			   not any(a.startswith('--jobs=') for a in argv):
 				argv = [*argv, f'--jobs={j.group(1)}']
-			rest, errors = from_make(argv[0], argv[1:])
+			rest, errors = from_make(argv[0], argv[1:], typed)
 			argv = argv[:1] + rest
 			for e in errors:
 				print(f'make {argv[0]}: error: {e}', file=sys.stderr, flush=True)
@@ -545,6 +580,11 @@ def main(argv: List[str]) -> int:
 		session = Session.load(opts, dataclasses.replace(opts, ksrc='')
 				       if args.command == 'mails' else None)
 		os.makedirs(os.path.join(opts.out, 'logs'), exist_ok=True)
+		if made:
+			# Its input known good (the runs too), what it needs of Debian.
+			if any(o.name == 'runs' for o in options_of(args.command)):
+				session.boots()
+			install_packages(args.command)
 		handler = COMMANDS[args.command][0]
 		if args.command == 'boot':
 			return handler(session, args.line, args.run, args.variant)

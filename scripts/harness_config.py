@@ -347,6 +347,11 @@ class Option:
 		"""--NAME, and the alias's flag."""
 		return (self.flag, '--' + self.alias) if self.alias else (self.flag,)
 
+	@property
+	def variables(self) -> Tuple[str, ...]:
+		"""The make variable, and the alias's: each of flags'."""
+		return (self.variable, self.alias.upper()) if self.alias else (self.variable,)
+
 	def taken_by(self, command: str) -> bool:
 		if self.commands is not None:
 			return command in self.commands
@@ -392,8 +397,8 @@ OPTIONS = (
 	       "the selftest's load: -w workers, -n events, -t seconds, each a number of at "
 	       'least 1 (in the guest, KSELFTEST_CN_PROC_TEST_ARGS)',
 	       getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot', 'parse')),
-	Option('out', 'DIR', '/path', 'where trees, builds, logs and results go', out_dir,
-	       shown_default='out at the top of the tree'),
+	Option('out', 'DIR', '/path', "where trees, builds, logs and results go (O, kbuild's "
+	       'name, too)', out_dir, alias='o', shown_default='out at the top of the tree'),
 	Option('jobs', 'N', 'N',
 	       "make -j for kernel builds; make -jN is JOBS=N (make's targets run one at a time)",
 	       positive, JOBS_COMMANDS, shown_default='the number of CPUs'),

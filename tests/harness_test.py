@@ -101,11 +101,12 @@ class HarnessCase(unittest.TestCase):
 		with open(os.path.join(self.linux61, 'Makefile'), 'w') as f:
 			f.write('VERSION = 6\nPATCHLEVEL = 1\n')
 
-	def harness(self, command, commands=False, *args, from_make=False, **variables):
+	def harness(self, command, commands=False, *args, from_make=False, typed=(), **variables):
 		"""harness.py COMMAND with the flags that the make VARIABLES (and
 		the test's OUT) become, as the Makefile maps them (FROM_MAKE: and
-		says), and ARGS: (exit status, output). Unless COMMANDS, a command
-		it runs fails the test."""
+		says, with TYPED the variables of make's command line), and ARGS:
+		(exit status, output). Unless COMMANDS, a command it runs fails the
+		test."""
 		variables = {**self.env, **variables}
 		flag = {v: f for o in harness_config.OPTIONS
 			for v, f in zip((o.variable, o.alias.upper()), o.flags)}
@@ -115,7 +116,8 @@ class HarnessCase(unittest.TestCase):
 		with contextlib.ExitStack() as stack:
 			stack.enter_context(mock.patch.dict(os.environ, {
 				'XDG_CACHE_HOME': self.env['XDG_CACHE_HOME'],
-				harness.FROM_MAKE: '1' if from_make else ''}))
+				harness.FROM_MAKE: '1' if from_make else '',
+				harness.MAKE_VARIABLES: ' '.join(typed)}))
 			if not commands:
 				stack.enter_context(mock.patch('subprocess.Popen',
 							       side_effect=no_commands))
@@ -236,9 +238,8 @@ class Options(HarnessCase):
 		with mock.patch.object(harness_config, 'LINES_AND_RUNS_DIR',
 				       harness_config.CONFIGS):
 			options = harness.option_list()
-		self.assertIn('\n\n' + options + '\n\n', readme,
-			      "doc/harness.txt's option list is not harness.option_list(): "
-			      'paste it')
+		self.assertTrue('\n\n' + options + '\n\n' in readme,
+				"doc/harness.txt's option list is not harness.option_list(): paste it")
 
 	def test_the_option_lists_lines_and_architectures_are_those_of_configs(self):
 		line = harness_config.load_lines()[0]
@@ -263,7 +264,8 @@ class Options(HarnessCase):
 				     env={**env, **(environment or {})}, capture_output=True,
 				     text=True,
 				     check=True).stdout
-		return shlex.split(out)[3:]
+		words = shlex.split(out)
+		return words[words.index('file-diffs') + 1:]
 
 	def test_the_makefile_makes_each_variable_that_is_set_its_flag(self):
 		values = {o.variable: '1' if not o.metavar else f'x {o.name}'
@@ -273,10 +275,12 @@ class Options(HarnessCase):
 		self.assertEqual(self.make_flags(**values), want)
 		self.assertEqual(self.make_flags(environment=values),
 				 [f for f in want if not f.startswith(('--arch=', '--verbose='))])
-		# A switch's 0 reaches it, to mean off; CONFIGS is RUNS's old name.
-		self.assertEqual(self.make_flags(NO_CACHE='0', CONFIGS='rt'),
-				 ['--configs=rt', '--out=out', '--no-cache=0'])
+		# A switch's 0 reaches it, to mean off; CONFIGS is RUNS's old name,
+		# O kbuild's of OUT.
+		self.assertEqual(self.make_flags(NO_CACHE='0', CONFIGS='rt', O='/o'),
+				 ['--configs=rt', '--o=/o', '--no-cache=0'])
 		self.assertEqual(self.make_flags(OUT='out', KERNEL=''), ['--out=out'])
+		self.assertEqual(self.make_flags(), [])
 		# A value reaches the harness as it was given, quotes and all.
 		self.assertIn('--mutants=case\'s "x" \\',
 			      self.make_flags(MUTANTS="case's \"x\" \\"))
@@ -312,14 +316,18 @@ class Options(HarnessCase):
 		self.assertNotIn('jobs', [o.name for o in harness.options_of('mails')])
 
 	def given(self, command, *args, **variables):
-		"""The Options COMMAND runs with, given VARIABLES by make (and ARGS)."""
-		got = []
+		"""The Options COMMAND runs with, given VARIABLES by make (and ARGS),
+		once it has installed its packages."""
+		got, self.installed = [], []
 		with mock.patch.dict(harness.COMMANDS,
-				     {command: (lambda s: got.append(s.opts) or 0, '')}):
+				     {command: (lambda s: got.append((self.installed[:], s.opts)) or 0,
+						'')}), \
+		     mock.patch.object(harness, 'install_packages', self.installed.append):
 			status, out = self.harness(command, False, *args, from_make=True,
 						   **variables)
 		self.assertEqual(status, 0, out)
-		return got[0]
+		self.assertEqual(got[0][0], [command])
+		return got[0][1]
 
 	def test_a_switch_is_on_at_1_and_off_at_0_as_kbuilds(self):
 		for value in ('0', '1'):
@@ -338,6 +346,32 @@ class Options(HarnessCase):
 		self.assertNotIn('usage', out)
 		self.refused('kunit', 'NO_CACHE: yes: 0 (off) or 1 (on)', from_make=True,
 			     NO_CACHE='yes')
+
+	def test_a_variable_of_makes_command_line_that_is_no_option_is_refused(self):
+		"""make boot-test O=/tmp/x RUN=smp2 KERNELS=6.1 J=4, as kbuild's
+		users type it: O is OUT; the others are refused before anything
+		runs or is installed, each with the option it is nearest."""
+		o = os.path.join(self.tmp, 'o')
+		out = self.refused('boot-test', 'make boot-test: error: RUN= is no variable of '
+				   'make boot-test: RUNS=?\n', from_make=True,
+				   typed=('O', 'RUN', 'KERNELS', 'J'), OUT='', O=o)
+		self.assertIn('KERNELS= is no variable of make boot-test: KERNEL=?\n', out)
+		self.assertIn('J= is no variable of make boot-test: JOBS=?\n', out)
+		self.assertNotIn(' O=', out)
+		self.refused('mails', 'LLVM= is no variable of make mails: (its variables: KSRC OUT O ',
+			     from_make=True, typed=('LLVM',))
+		self.refused('results', 'OUT= and O= are one option: give one', from_make=True,
+			     typed=('O', 'OUT'), O=o)
+		self.assertEqual(self.given('boot-test', OUT='', O=o).out, o)
+		self.assertEqual(harness_config.GIVEN_AS['out'], 'O')
+
+	def test_the_nearest_option(self):
+		variables = ['KERNEL', 'RUNS', 'OUT', 'O', 'JOBS', 'BOOT_TIMEOUT', 'CLIENTS_SUITE',
+			     'CONFIGS']
+		for typed, near in (('RUN', 'RUNS'), ('KERNELS', 'KERNEL'), ('J', 'JOBS'),
+				    ('jobs', 'JOBS'), ('OUTPUT', 'OUT'), ('TIMEOUT', 'BOOT_TIMEOUT'),
+				    ('C', ''), ('LLVM', ''), ('W', '')):
+			self.assertEqual(harness.nearest(typed, variables), near, typed)
 
 	def test_make_names_the_variables_the_user_typed(self):
 		out = self.refused('mails', 'make mails: error: JOBS= is no variable of make mails',
@@ -1069,12 +1103,17 @@ class Makefile(unittest.TestCase):
 					      capture_output=True, text=True)
 			self.assertIn(f"No rule to make target '{c}'", proc.stderr)
 
-	def test_a_dry_run_is_refused_not_ignored(self):
-		proc = subprocess.run(['make', '-n', '-s', '-C', TOP, 'check', 'DRY_RUN=1'],
-				      capture_output=True, text=True)
+	def test_makes_command_line_reaches_the_harness_whole(self):
+		"""make's command-line variables, options or not, reach the harness,
+		which refuses the others (DRY_RUN, which once asked for a dry run;
+		kbuild's C and W): a target that does nothing else."""
+		with tempfile.TemporaryDirectory() as out:
+			proc = subprocess.run(['make', '-s', '-C', TOP, 'results', f'OUT={out}',
+					       'DRY_RUN=1', 'C=1'], capture_output=True, text=True)
 		self.assertNotEqual(proc.returncode, 0)
-		self.assertIn('there is no dry run', proc.stderr)
-		self.assertNotIn('harness.py', proc.stdout)
+		self.assertIn('make results: error: DRY_RUN= is no variable of make results',
+			      proc.stderr)
+		self.assertIn('make results: error: C= is no variable', proc.stderr)
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kselftest_harness.h of the newest line')
