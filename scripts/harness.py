@@ -116,7 +116,7 @@ def target_boots(s: Session, name: str, run: str, variant: str) -> Tuple[KernelL
 def boot_handler(s: Session, name: str, run: str, variant: str) -> int:
 	"""boot LINE RUN VARIANT: one kernel of the cache booted and judged."""
 	line, boots = target_boots(s, name, run, variant)
-	return harness_boot.boot_one(s.opts, line, boots, s.source())
+	return harness_boot.boot_one(s.opts, line, boots, s.source)
 
 
 def parse_handler(s: Session, log: str, name: str, run: str, variant: str) -> int:

@@ -94,6 +94,8 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, src: str,
 	the accelerator chosen for each architecture."""
 	tree = Tree(line, opts)
 	kernels = Kernels(tree, opts)
+	if cached_only:		# the source the cache's kernels were built from
+		tree.source_at_hand()
 	with stage(f'{line.name}: tree'):
 		tree.prepare()
 	if cached_only:
@@ -165,10 +167,17 @@ def boot_test(opts: Options, lines: Sequence[KernelLine], boots: Dict[str, List[
 			 lambda line: boot_line(line, boots[line.name], opts, src, accels))
 
 
-def boot_one(opts: Options, line: KernelLine, boots: Sequence[Boot], src: str) -> int:
+def boot_one(opts: Options, line: KernelLine, boots: Sequence[Boot],
+	     source: Callable[[], str]) -> int:
 	"""boot LINE RUN VARIANT: BOOTS, one kernel of the cache, booted and
-	judged."""
-	return 0 if boot_line(line, boots, opts, src, {}, cached_only=True) else 1
+	judged; looked up in the cache first, and refused if it is not there,
+	before anything is fetched (SOURCE() gives the newest line's source)."""
+	kernels = Kernels(Tree(line, opts), opts)
+	for k in dict.fromkeys(b.kernel for b in boots):
+		if not kernels.in_cache(k):
+			raise HarnessError(f'Linux {line.name} {k}: no such kernel in the cache; '
+					   'make boot-test builds it')
+	return 0 if boot_line(line, boots, opts, source(), {}, cached_only=True) else 1
 
 
 def parse_one(opts: Options, b: Boot, log: str, ktap_tool: str) -> int:

@@ -99,6 +99,14 @@ class Tree:
 				self._source = fetch_source(self.line, self.opts)
 		return self._source
 
+	def source_at_hand(self) -> bool:
+		"""Whether the tree has a source without fetching one: KSRC, or
+		the newest of the line's package in the cache (then source())."""
+		if self._source is None:
+			self._source = os.path.realpath(self.opts.ksrc) if self.opts.ksrc \
+				else cached_source(self.line)
+		return self._source is not None
+
 	def source_id(self) -> str:
 		"""What the tree is copied from; a change makes every build stale."""
 		src = self.source()
@@ -599,14 +607,15 @@ class Kernels:
 		# The guest runs the real clients there: their options too.
 		return [os.path.join(CONFIGS, 'clients.config')] if arch.clients else []
 
-	def image_id(self, k: Kernel) -> str:
-		"""The key of everything an image is built from: the source, the
-		.config, the compiler, the make command, what the entry holds, and
-		what it has of the series: the first patch for base, the whole
-		series for the others (and a mutant's patch)."""
+	def image_id(self, k: Kernel, tree_id: str = '', config: str = '') -> str:
+		"""The key of everything an image is built from: the source (the
+		tree's, or TREE_ID), the .config (the build directory's, or
+		CONFIG's text), the compiler, the make command, what the entry
+		holds, and what it has of the series: the first patch for base,
+		the whole series for the others (and a mutant's patch)."""
 		arch = k.arch
-		parts = [self.tree.id,
-			 file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
+		parts = [tree_id or self.tree.id,
+			 config or file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
 			 tool_versions(arch),
 			 make_argv_id(arch, os.path.basename(arch.kernel_path)),
 			 IMAGE_ENTRY_CONTENTS]
@@ -614,6 +623,21 @@ class Kernels:
 		if k.variant not in ('base', 'patched'):
 			parts.append(file_text(required_mutant_patch(k.variant, self.opts.out)))
 		return cache_key(*parts)
+
+	def in_cache(self, k: Kernel) -> bool:
+		"""Whether K's image is in the cache, looked up by its key with
+		nothing fetched, copied, configured or built: the tree's source at
+		hand (Tree.source_at_hand()), its .config in the cache under the key
+		configure() would find it by."""
+		if not self.tree.source_at_hand():
+			return False
+		tree_id = self.tree.source_id()
+		frags = config_fragments(self.opts, k.arch, k.flavour, self.extra_fragments(k.arch))
+		config = cache_path('configs', config_id(tree_id, k.arch, frags))
+		if config is None:
+			return False
+		key = self.image_id(k, tree_id, file_text(os.path.join(config, '.config')))
+		return cache_path('kernels', key) is not None
 
 	def configure(self, arch: Arch, flavour: str) -> None:
 		frags = config_fragments(self.opts, arch, flavour, self.extra_fragments(arch))

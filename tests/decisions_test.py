@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -1208,6 +1209,56 @@ class CacheKeys(unittest.TestCase):
 				self.assertNotEqual(other[v], first[v], v)
 		with mock.patch.object(harness_static, 'CHECK_FLAGS', ('C=1', 'W=1')):
 			self.assertNotEqual(self.check_keys(), first)
+
+
+class InCache(unittest.TestCase):
+	"""boot's lookup of a kernel in the cache, before anything is fetched,
+	copied or configured: by the keys make boot-test stored it under."""
+
+	def setUp(self):
+		tmp = private_cache(self)
+		self.tree, self.opts = fake_tree(self)
+		self.kernels = harness_kernel.Kernels(self.tree, self.opts)
+		self.k = harness_config.Kernel(harness_config.load_arch('x86_64'), 'default', 'patched')
+		p = mock.patch.object(harness_kernel, 'tool_versions', lambda arch: 'gcc 12.2.0\n')
+		p.start()
+		self.addCleanup(p.stop)
+		self.entry = os.path.join(tmp, 'entry')
+		self.put('src', 'srckey', {'.unpacked': 'linux-source-7.3 7.3.4-1\n'})
+		frags = harness_kernel.config_fragments(self.opts, self.k.arch, 'default',
+							self.kernels.extra_fragments(self.k.arch))
+		self.put('configs', harness_kernel.config_id('linux-source-7.3 7.3.4-1', self.k.arch,
+							    frags), {'.config': 'CONFIG_X=y\n'})
+		self.image = self.kernels.image_id(self.k, 'linux-source-7.3 7.3.4-1', 'CONFIG_X=y\n')
+
+	def put(self, kind, key, files):
+		shutil.rmtree(self.entry, ignore_errors=True)
+		os.makedirs(self.entry)
+		for name, text in files.items():
+			with open(os.path.join(self.entry, name), 'w') as f:
+				f.write(text)
+		harness_util.cache_put(self.entry, kind, key)
+
+	def in_cache(self):
+		kernels = harness_kernel.Kernels(harness_kernel.Tree(self.tree.line, self.opts),
+						 self.opts)
+		with mock.patch.object(harness_util, 'run', side_effect=AssertionError('a command ran')):
+			return kernels.in_cache(self.k)
+
+	def test_an_image_under_its_key_is_found_with_nothing_run(self):
+		self.assertFalse(self.in_cache())
+		self.put('kernels', self.image, {'bzImage': 'image'})
+		self.assertTrue(self.in_cache())
+
+	def test_without_its_config_there_is_none(self):
+		self.put('kernels', self.image, {'bzImage': 'image'})
+		shutil.rmtree(os.path.join(harness_util.cache_dir(), 'configs'))
+		self.assertFalse(self.in_cache())
+
+	def test_without_the_lines_source_there_is_none(self):
+		self.put('kernels', self.image, {'bzImage': 'image'})
+		shutil.rmtree(os.path.join(harness_util.cache_dir(), 'src'))
+		self.assertFalse(self.in_cache())
 
 
 class NoCache(unittest.TestCase):

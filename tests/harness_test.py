@@ -891,8 +891,12 @@ class Orchestration(HarnessCase):
 	the QEMU command lines, and the exit status."""
 
 	def boot_test(self, log_of, ended=True, command=('boot-test',), **env):
-		self.built, self.argvs, self.moves = [], [], []
+		self.built, self.argvs, self.moves, self.fetched = [], [], [], []
 		tree_root = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+
+		def newest_source(*args):
+			self.fetched.append('the newest source')
+			return tree_root
 
 		def build(kernels, k):
 			self.built.append((k.arch.name, k.flavour, k.variant))
@@ -910,7 +914,7 @@ class Orchestration(HarnessCase):
 						     l) for l in f)
 			return ended
 
-		with mock.patch.object(harness_kernel, 'newest_source', return_value=tree_root), \
+		with mock.patch.object(harness_kernel, 'newest_source', newest_source), \
 		     mock.patch.object(harness_kernel.Tree, 'prepare', fake_prepare()), \
 		     mock.patch.object(harness_kernel.Tree, 'move_to', 
 				       lambda t, v: self.moves.append(v)), \
@@ -979,16 +983,23 @@ class Orchestration(HarnessCase):
 		self.assertEqual(self.verdicts()['smp1.patched'][0], ('timed_out', ''))
 
 	def test_boot_takes_one_kernel_from_the_cache(self):
-		for present, status_wanted, boots in ((True, 0, 1), (False, 1, 0)):
+		"""Looked up first (in_cache()), then copied (fetch_cached(), which
+		finds a damaged entry): either missing, it is refused; a kernel
+		not there is refused before anything is fetched."""
+		for there, copied in ((True, True), (False, False), (True, False)):
 			with mock.patch.object(harness_kernel.Kernels, 'fetch_cached',
-					       lambda kernels, k: present):
+					       lambda kernels, k: copied), \
+			     mock.patch.object(harness_kernel.Kernels, 'in_cache',
+					       lambda kernels, k: there):
 				status, out = self.boot_test(lambda name: 'x86_64-smp2-patched.log',
 							     command=('boot', '6.1', 'smp2',
 								      'patched'))
-			self.assertEqual(status, status_wanted, out)
-			self.assertEqual((self.built, len(self.argvs)), ([], boots))
+			self.assertEqual(status, 0 if copied else 1, out)
+			self.assertEqual((self.built, len(self.argvs)), ([], 1 if copied else 0))
+			self.assertEqual('no such kernel in the cache' in out, not copied)
 			# The guest is built from the tree at the series.
-			self.assertEqual(self.moves, ['patched'] if present else [])
+			self.assertEqual(self.moves, ['patched'] if copied else [])
+			self.assertEqual(self.fetched, ['the newest source'] if there else [])
 		self.assertNotEqual(self.harness('boot', False, '6.1', 'smp2', 'pathced')[0], 0)
 		out = self.refused('boot', 'error: no run rt of Linux 6.1', '6.1', 'rt', 'patched')
 		self.assertNotIn('--runs', out)
