@@ -456,6 +456,10 @@ class Checkpatch(unittest.TestCase):
 		self.assertFalse(self.checkpatch(out, line='7.3'))
 		self.assertFalse(self.checkpatch('WARNING: Duplicate signature\nWARNING: other\n'
 						 'total: 0 errors, 2 warnings, 0 checks, 40 lines checked\n', line='6.1'))
+		# One warning, not the signature's.
+		self.assertFalse(self.checkpatch('WARNING: line length of 81 exceeds 80 columns\n'
+						 'total: 0 errors, 1 warnings, 0 checks, 40 lines checked\n',
+						 line='6.1'))
 
 
 	def test_codespell_without_its_dictionary_fails(self):

@@ -185,10 +185,14 @@ class Pairs(unittest.TestCase):
 		self.assertEqual(paths,
 				 [TESTS / 'stamp-mp.litmus', TESTS / 'mutant-relaxed-mp.litmus'])
 
-	def run_with(self, *tests):
+	def run_with(self, *tests, unlike=()):
 		"""litmus.py run on TESTS, herd7 replaced by a stub that gives each
-		test the result its header expects: the exit status."""
+		test the result its header expects, but those named in UNLIKE,
+		which judge() finds unlike their header: the exit status."""
 		def as_expected(cmd, test, tree):
+			if test.name in unlike:
+				return litmus.judge(test, f'Test {test.name} Allowed\n'
+						    f'Observation {test.name} Sometimes 1 7\n')
 			return litmus.Result(test, test.expected)
 		with tempfile.TemporaryDirectory() as d:
 			(Path(d) / 'tools' / 'memory-model').mkdir(parents=True)
@@ -205,6 +209,10 @@ class Pairs(unittest.TestCase):
 
 	def test_run_passes_with_the_pair(self):
 		self.assertEqual(self.run_with('stamp-mp'), 0)
+
+	def test_run_fails_on_a_test_herd7_finds_unlike_its_header(self):
+		# Its pair holds (the mutant found): only the result fails it.
+		self.assertEqual(self.run_with('stamp-mp', unlike=('stamp-mp',)), 1)
 
 	def test_run_fails_on_a_never_test_without_mutant(self):
 		# Every result as its header says: only the missing pair fails it.

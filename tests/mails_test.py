@@ -407,6 +407,19 @@ class Trees(unittest.TestCase):
 		with self.assertRaises(HarnessError):
 			harness_mails.check_version(version=harness_mails.VERSION + 1)
 
+	def test_a_cover_letter_whose_subject_names_another_version_is_refused(self):
+		v = harness_mails.VERSION
+		cover = os.path.join(self.tmp, '0000-cover-letter.patch')
+		for subject, refused in ((f'[PATCH v{v - 1} 0/2]', True), (f'[PATCH v{v + 1} 0/2]', True),
+					 (f'[PATCH v{v} 0/2]', False), ('[PATCH 0/2]', False)):
+			write(cover, f'Subject: {subject} fake: A series\n\nChanges since v{v - 1}:\n')
+			with self.subTest(subject=subject):
+				if refused:
+					with self.assertRaisesRegex(HarnessError, 'its subject says v'):
+						harness_mails.check_version(cover)
+				else:
+					harness_mails.check_version(cover)
+
 	def test_a_cover_letter_of_another_version_is_refused(self):
 		tree, line = fake_tree(self.tmp, changes_since=harness_mails.VERSION - 2)
 		self.refused(tree, line, f'its changelog must say "Changes since v{harness_mails.VERSION - 1}:"')
