@@ -1215,6 +1215,45 @@ class CacheKeys(unittest.TestCase):
 			self.assertNotEqual(self.check_keys(), first)
 
 
+class ClientChecks(unittest.TestCase):
+	"""The comparisons of tests/clients/run.sh, which only a boot runs,
+	each on its cases here, in the host's sh (the guest's is busybox ash)."""
+
+	def holds(self, check, *args):
+		proc = subprocess.run(['sh', '-c', 'CN_PROC_CLIENTS_CHECKS=1; . "$0"; "$@"',
+				       os.path.join(TOP, 'tests/clients/run.sh'), check, *args])
+		return proc.returncode == 0
+
+	def cases(self, check, cases):
+		for args, holds in cases:
+			with self.subTest(check=check, args=args):
+				self.assertEqual(self.holds(check, *args), holds)
+
+	def test_after_the_listener_is_killed_no_call_at_all(self):
+		self.cases('stamped_none', ((('300', '300'), True), (('300', '301'), False),
+					    (('300', '600'), False)))
+
+	def test_with_a_listener_a_call_per_event(self):
+		self.cases('stamped_each', ((('300', '300'), True), (('301', '300'), True),
+					    (('299', '300'), False), (('0', '300'), False)))
+
+	def test_extraces_exec_to_exit_within_the_sleep_and_the_window(self):
+		self.cases('in_window', ((('299', '400'), True), (('400', '400'), True),
+					 (('298', '400'), False), (('401', '400'), False)))
+
+	def test_keepalived_loses_the_quorum_after_it_gained_it(self):
+		self.cases('quorum_in_order', ((('3', '7'), True), (('7', '3'), False),
+					       (('3', '3'), False), (('', '3'), True), (('3', ''), True)))
+
+	def test_run_sh_judges_by_them(self):
+		"""Each is what its result is judged by, in the script's body."""
+		body = harness_util.file_text(os.path.join(TOP, 'tests/clients/run.sh'))
+		body = body[body.index('CN_PROC_CLIENTS_CHECKS:-'):]
+		for call in ('quorum_in_order "$gained" "$lost" ||', 'if ! in_window "$ms" "$win"',
+			     'stamped_each $((s1 - s0)) $((3 * LOAD)) ||', 'stamped_none "$s2" "$s3" ||'):
+			self.assertEqual(body.count(call), 1, call)
+
+
 class InCache(unittest.TestCase):
 	"""boot's lookup of a kernel in the cache, before anything is fetched,
 	copied or configured: by the keys make boot-test stored it under."""

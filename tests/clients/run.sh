@@ -62,6 +62,35 @@ HERE=$(dirname "$0")
 DEADLINE=${cnproc_clients_deadline:-30}
 failed=0
 
+# The comparisons the results rest on. tests/decisions_test.py holds each
+# to its cases on the host, where "CN_PROC_CLIENTS_CHECKS=1; . run.sh"
+# defines them and returns.
+
+# quorum_in_order GAINED LOST: keepalived's log lines: the quorum lost
+# after it was gained, or one of them not logged (another check fails).
+quorum_in_order() {
+	[ -z "$1" ] || [ -z "$2" ] || [ "$1" -lt "$2" ]
+}
+
+# in_window MS WIN: extrace's exec to exit, MS, at least the sleep less
+# extrace's rounding (299 ms) and at most the window in which the shell
+# saw the workload live, WIN.
+in_window() {
+	[ "$1" -ge 299 ] && [ "$1" -le "$2" ]
+}
+
+# stamped_each CALLS EVENTS: at least a ktime_stamp_ns() call per event.
+stamped_each() {
+	[ "$1" -ge "$2" ]
+}
+
+# stamped_none BEFORE AFTER: the count of calls the same: none at all.
+stamped_none() {
+	[ "$2" = "$1" ]
+}
+
+[ -z "${CN_PROC_CLIENTS_CHECKS:-}" ] || return 0
+
 rm -rf "$W"
 mkdir -p "$W"
 
@@ -254,7 +283,7 @@ keepalived_client() {
 		fi
 		gained=$(line_of "$klog" 'Quorum gained for tracked process cn_proc_workload')
 		lost=$(line_of "$klog" 'Quorum lost for tracked process cn_proc_workload')
-		[ -z "$gained" ] || [ -z "$lost" ] || [ "$gained" -lt "$lost" ] ||
+		quorum_in_order "$gained" "$lost" ||
 			fail "quorum lost (line $lost) before it was gained (line $gained)"
 		! log_has "$klog" 'does not support proc events' ||
 			fail "keepalived says the kernel does not support proc events (it took no ack)"
@@ -316,7 +345,7 @@ else
 			# The window in ms, rounded up, plus extrace's rounding.
 			win=$(((t1 - t0 + 999999) / 1000000 + 1))
 			diag "extrace: exec to exit ${ms} ms: sleep 300 ms + $((ms - 300)); the shell saw it within a window of $((win - 1)) ms"
-			if [ "$ms" -lt 299 ] || [ "$ms" -gt "$win" ]; then
+			if ! in_window "$ms" "$win"; then
 				fail "exec to exit is ${t}s: not in [0.299 s, ${win} ms], the sleep and the window around it"
 			fi
 		fi
@@ -501,7 +530,7 @@ else
 		s1=$(stamps)
 		if grep -q ' proc_event_stamps$' /proc/kallsyms; then
 			diag "extrace_killed: $((s1 - s0)) ktime_stamp_ns() calls during $((3 * LOAD)) events with extrace listening"
-			[ $((s1 - s0)) -ge $((3 * LOAD)) ] ||
+			stamped_each $((s1 - s0)) $((3 * LOAD)) ||
 				fail "$((s1 - s0)) ktime_stamp_ns() calls for $((3 * LOAD)) events with a listener"
 		else
 			diag "extrace_killed: no proc_event_stamps in /proc/kallsyms: cn_proc does not stamp with ktime_stamp_ns(); $((s1 - s0)) calls during $((3 * LOAD)) events with extrace listening"
@@ -516,7 +545,7 @@ else
 	load
 	s3=$(stamps)
 	diag "extrace_killed: $((s3 - s2)) ktime_stamp_ns() calls during $((3 * LOAD)) events after extrace was killed"
-	[ "$s3" = "$s2" ] ||
+	stamped_none "$s2" "$s3" ||
 		fail "$((s3 - s2)) ktime_stamp_ns() calls with no one listening"
 	echo 0 >"$TRACING/events/kprobes/cn_proc_stamp/enable"
 	echo '-:cn_proc_stamp' >>"$TRACING/kprobe_events"
