@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """make mutation's mutants: where a mutant named by its function applies."""
 
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -86,6 +88,48 @@ class MutantsTest(unittest.TestCase):
 	def test_a_file_mutant_edits_the_file(self):
 		m, = self.load('file = "scripts/m.py"\noriginal = "LIMIT = 1"\nmutated = "LIMIT = 2"\n')
 		self.assertTrue(m.apply(MODULE).startswith('LIMIT = 2\n'))
+
+
+class MutationRun(unittest.TestCase):
+	"""make mutation's verdict: a mutant the unit tests pass survives and
+	fails the run; the unmutated copy must pass with nothing skipped.
+	The copies and the unit tests are stand-ins: OUTPUTS gives each run's
+	status and output, the unmutated copy's first."""
+
+	def mutation(self, *outputs):
+		mutants = [harness_mutation.Mutant('scripts/m.py', 'LIMIT = 1', f'LIMIT = {i}', f'm{i}')
+			   for i in range(2, len(outputs) + 1)]
+		runs = list(outputs)
+
+		def copy_tree(dest):
+			os.makedirs(os.path.join(dest, 'scripts'))
+			with open(os.path.join(dest, 'scripts', 'm.py'), 'w') as f:
+				f.write(MODULE)
+
+		with mock.patch.object(harness_mutation, 'copy_tree', copy_tree), \
+		     mock.patch.object(harness_mutation, 'unit_tests',
+				       lambda top, tool, quiet=True: runs.pop(0)), \
+		     contextlib.redirect_stdout(io.StringIO()) as out:
+			status = harness_mutation.mutation('kunit', 1, mutants)
+		return status, out.getvalue()
+
+	PASSED = (0, 'Ran 3 tests in 0.1s\n\nOK\n')
+	KILLED = (1, 'FAIL: test_x (decisions_test.Check.test_x)\n\nFAILED (failures=1)\n')
+
+	def test_every_mutant_killed_passes(self):
+		status, out = self.mutation(self.PASSED, self.KILLED)
+		self.assertEqual(status, 0)
+		self.assertIn('by Check.test_x', out)
+
+	def test_a_mutant_that_survives_fails_it(self):
+		status, out = self.mutation(self.PASSED, self.KILLED, self.PASSED)
+		self.assertEqual(status, 1)
+		self.assertIn('SURVIVED', out)
+
+	def test_the_unmutated_copy_must_pass_with_nothing_skipped(self):
+		for first in (self.KILLED, (0, 'Ran 3 tests\n\nOK (skipped=1)\n')):
+			with self.assertRaisesRegex(HarnessError, 'do not pass on the unmutated copy'):
+				self.mutation(first, self.KILLED)
 
 
 if __name__ == '__main__':
