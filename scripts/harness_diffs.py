@@ -26,6 +26,7 @@ from typing import Dict, List, Tuple
 
 from harness_config import KernelLine, series_patches
 from harness_kernel import patch_files
+from harness_tables import figures
 from harness_util import TOP, HarnessError, file_text, note, run
 
 # Where *.diff files are the harness's, not per-file diffs.
@@ -158,10 +159,10 @@ COVER = 'patches/0000-cover-letter.patch'
 # The cover letter's table: this paragraph, then the table's lines, up to
 # a blank line.
 COVER_TABLE_START = "The boot test's figures"
-# RESULTS' rows the table quotes, each as (column, row label, scale).
-COVER_COLUMNS = (('events', 'events', 1), ('invers.', 'inversions', 1),
-		 ('max ms', 'largest inversion (us)', 1000), ('ties', 'ties', 1),
-		 ('shared', 'duplicate stamps', 1), ('ahead', 'stamp ahead of clock (ns)', 1))
+# RESULTS' figures the table quotes, each as (its column, RESULTS' column
+# (harness_tables.RESULTS_FIGURES), scale).
+COVER_COLUMNS = (('events', 'events', 1), ('invers.', 'inv.', 1), ('max ms', 'max', 1000),
+		 ('ties', 'ties', 1), ('shared', 'shared', 1), ('ahead', 'ahead', 1))
 
 
 def _figure(cell: str, scale: int) -> str:
@@ -174,33 +175,23 @@ def _figure(cell: str, scale: int) -> str:
 
 def cover_table(results: str) -> List[str]:
 	"""The cover letter's paragraph and table of the boot test's figures,
-	from RESULTS: a row per run of each line and architecture (not the
-	mutants), base/patched, "-" for a kernel the run does not boot."""
-	m = re.search(r'the boots ran on \S+, at commit (\w+),', results)
+	from RESULTS (harness_tables.figures()): a row per run of each line and
+	architecture (not the mutants), base/patched, "-" for a kernel the run
+	does not boot."""
+	m = re.search(r'The boots below ran on\s+\S+\s+at\s+commit\s+(\w+)', results)
 	if not m:
 		raise HarnessError('RESULTS names no commit (make results writes it)')
 	rows = [['run'] + [c for c, _, _ in COVER_COLUMNS]]
-	for sect in re.split(r'^### ', results, flags=re.M)[1:]:
-		head = re.match(r'Linux (\S+) \(.*\) on (\S+),', sect)
-		table = [l for l in sect.splitlines() if l.startswith('|')]
-		if not head or len(table) < 3:
+	for line, _, run, cells in figures(results):
+		if run.startswith('mutant-'):
 			continue
-		split = [[c.strip() for c in l.strip('|').split('|')] for l in table]
-		header, body = split[0], {r[0]: r for r in split[2:]}
-		for col, name in enumerate(header[1:], 1):
-			run = name.split(' ')[0]
-			if run.startswith('mutant-'):
-				continue
-			row = [f'{head.group(1)} {run}']
-			for _, label, scale in COVER_COLUMNS:
-				if label not in body:
-					raise HarnessError(f'RESULTS: no row {label!r} for Linux '
-							   f'{head.group(1)}')
-				cell = body[label][col]
-				base, _, patched = cell.rpartition(' / ') if ' / ' in cell \
-					else ('-', '', cell)
-				row.append(f'{_figure(base, scale)}/{_figure(patched, scale)}')
-			rows.append(row)
+		row = [f'{line} {run}']
+		for _, column, scale in COVER_COLUMNS:
+			if column not in cells:
+				raise HarnessError(f'RESULTS: no figure {column!r} for Linux {line}')
+			base, _, patched = cells[column].rpartition('/')
+			row.append(f'{_figure(base or "-", scale)}/{_figure(patched, scale)}')
+		rows.append(row)
 	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
 	intro = (f"{COVER_TABLE_START} (make check at {m.group(1)}, as RESULTS keeps them; "
 		 'QEMU, software emulation, 2 vCPUs unless the run names more), base/patched:')

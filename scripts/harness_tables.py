@@ -5,12 +5,16 @@ table of a line's boots (RESULTS' and the cover letter's), the table for
 a terminal, the report under them, and the kernels the tables name.
 """
 
+import dataclasses
+import datetime
 import os
 import re
 import textwrap
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from harness_config import DEFAULT_ARCH
 from harness_results import PRINTK, BootReport, Judged, Status
+from harness_util import HarnessError, file_text, note
 
 FIGURES = [
 	('events', 'events'),
@@ -177,3 +181,289 @@ def kernels_tested(tables: Sequence[str]) -> str:
 			m = re.fullmatch(r'\S+ (?:\d+:)?(\d[\w.]*?)(?:-[\w.~+]+)?', tree)
 			seen.setdefault(name, f'Linux {m.group(1) if m else name} ({tree})')
 	return 'Kernels tested: ' + ', '.join(seen.values()) + '.' if seen else ''
+
+
+# RESULTS (make results) -------------------------------------------------
+#
+# RESULTS holds the verdicts of the last make check, cold and warm, on its
+# first lines, then each line's boots as the tables of OUT/LINE/results/
+# ARCH.md (table()'s, every check and figure) record them, laid out for a
+# terminal: a line per boot naming the checks that did not pass, and the
+# figures per run; then make bench's report. No line is wider than WIDTH.
+
+WIDTH = 80
+RESULTS_TITLE = ['Results of the last run', '=======================']
+# A verdict line of make check (check_verdict()), of either kind.
+VERDICT = re.compile(r'make check .*?, (cold|warm)\b')
+# The figures of RESULTS' tables, each (its column, table()'s row).
+RESULTS_FIGURES = (('events', 'events'), ('inv.', 'inversions'),
+		   ('max', 'largest inversion (us)'), ('ties', 'ties'),
+		   ('shared', 'duplicate stamps'), ('ahead', 'stamp ahead of clock (ns)'),
+		   ('ev/s', 'events/s'))
+FIGURES_LEGEND = ('The figures of each run, base/patched or its one kernel: the events, '
+		  'inversions (inv.) and the largest in us (max), ties, duplicate stamps '
+		  '(shared), the largest lead of a stamp over the clock in ns (ahead), '
+		  'events a second (ev/s).')
+BENCH_HEAD = 'make bench ran at commit '
+STATUS_WORDS = {'FAIL': 'failed', 'skip': 'skipped'}
+
+
+def check_verdict(what: str, commit: str, cold: bool, seconds: float,
+		  steps: Sequence[Tuple[str, float]], failed: str = '') -> str:
+	"""make check's verdict as RESULTS says it: WHAT (its options) at
+	COMMIT, cold (no entry in the cache at its start) or warm, passed or
+	FAILED at the step FAILED, its time, and each step's."""
+	each = ', '.join(f'{n} {_mmss(t)}' for n, t in steps)
+	end = f'FAILED at {failed} after {_mmss(seconds)}' if failed else \
+		f'passed in {_mmss(seconds)}'
+	return f'make check ({what}) at {commit}, {"cold" if cold else "warm"}: {end} ({each})'
+
+
+def _mmss(seconds: float) -> str:
+	s = int(seconds)
+	return f'{s // 60}m{s % 60}s'
+
+
+@dataclasses.dataclass
+class BootTable:
+	"""A table() of one line on one architecture, read back from its
+	markdown (OUT/LINE/results/ARCH.md): its title, each run and the
+	kernels it boots, each row's cells by run and kernel, the count."""
+	title: str
+	runs: List[Tuple[str, List[str]]]
+	rows: Dict[str, List[List[str]]]
+	count: str
+	unexpected: List[str]
+
+
+def read_boot_table(md: str) -> BootTable:
+	"""The BootTable of report()'s markdown MD."""
+	lines = md.splitlines()
+	title = next((l[4:] for l in lines if l.startswith('### ')), '')
+	table = [[c.strip() for c in l.strip().strip('|').split('|')]
+		 for l in lines if l.startswith('|')]
+	if not title or len(table) < 2:
+		raise HarnessError(f'not a table of boots: {md[:60]!r}')
+	runs = []
+	for head in table[0][1:]:
+		m = re.fullmatch(r'(\S+) \((\S+)\)', head)
+		runs.append((m.group(1), m.group(2).split('/')) if m else (head, ['base', 'patched']))
+	rows = {}
+	for r in table[2:]:
+		rows[r[0]] = [c.split(' / ') if len(kernels) > 1 else [c]
+			      for c, (_, kernels) in zip(r[1:], runs)]
+	count = next((m.group(1) for m in map(re.compile(r': (\d+ of \d+ boots as expected)$').search,
+					      lines) if m), '')
+	unexpected = [l for l in lines if l.startswith(('UNEXPECTED: ', '    | '))]
+	return BootTable(title, runs, rows, count, unexpected)
+
+
+def _wrapped(text: str, indent: str = '', more: str = '    ') -> List[str]:
+	return textwrap.wrap(text, WIDTH, initial_indent=indent,
+			     subsequent_indent=indent + more, break_on_hyphens=False,
+			     break_long_words=False)
+
+
+def _checks(t: BootTable) -> List[str]:
+	"""T's rows of checks (not figures): each as its label."""
+	return [l for l in t.rows if l not in dict(FIGURES) and l not in (
+		'clocksource', 'atomics', 'kernel reports', 'as expected')]
+
+
+def _name(label: str) -> str:
+	"""A check's name: its label without the release that ran it."""
+	return label.split(' (')[0]
+
+
+def always_skipped(tables: Sequence[BootTable]) -> List[str]:
+	"""The checks every boot of TABLES that reports them skips."""
+	status: Dict[str, set] = {}
+	for t in tables:
+		for l in _checks(t):
+			status.setdefault(_name(l), set()).update(c for run in t.rows[l] for c in run)
+	return [n for n, s in status.items() if s - {'-'} == {'skip'}]
+
+
+def releases(tables: Sequence[BootTable]) -> List[str]:
+	"""Each client's check and the release that ran it, as TABLES' labels
+	name them."""
+	return list(dict.fromkeys(f'{_name(l)} {l[len(_name(l)) + 2:-1]}' for t in tables
+				  for l in _checks(t) if _name(l) != l))
+
+
+def results_section(t: BootTable, skipped: Sequence[str] = ()) -> List[str]:
+	"""T laid out for RESULTS: its title, the count, a line per boot (the
+	checks that did not pass, SKIPPED aside, with what else it shows), and
+	a table of the figures per run: "base/patched", or the run's
+	kernel."""
+	head, _, qemu = t.title.rpartition(', ')
+	out = [f'### {head}', ''] + _wrapped(f'{qemu}: {t.count}.', more='') + ['']
+
+	def cell(label: str, i: int, j: int) -> str:
+		return t.rows[label][i][j] if label in t.rows else '-'
+
+	for i, (run, kernels) in enumerate(t.runs):
+		for j, k in enumerate(kernels):
+			cpus = cell('cpus seen', i, j)
+			shows = [cell('clocksource', i, j), f'{cpus} cpu{"s" if cpus != "1" else ""}',
+				 cell('atomics', i, j)]
+			says = [s for s in shows if not s.startswith('-')]
+			bad: Dict[str, List[str]] = {}
+			for l in _checks(t):
+				c = t.rows[l][i][j]
+				if c not in ('ok', '-') and _name(l) not in skipped:
+					bad.setdefault(c, []).append(_name(l))
+			notes = [f'{", ".join(ls)} {STATUS_WORDS.get(c, c)}' for c, ls in bad.items()]
+			for label, what in (('seq gaps', 'seq gaps'), ('losses (ENOBUFS)', 'losses'),
+					    ('kernel reports', 'kernel reports')):
+				if cell(label, i, j) not in ('0', '-'):
+					notes.append(f'{cell(label, i, j)} {what}')
+			verdict = '; '.join(notes) or 'every check passed'
+			if cell('as expected', i, j) == 'no':
+				verdict = 'UNEXPECTED: ' + verdict
+			out += _wrapped(f'{run} {k} ({", ".join(says)}): {verdict}', '  ')
+	out += [''] + t.unexpected
+	figured = [i for i, _ in enumerate(t.runs)
+		   if any(v != '-' for v in t.rows.get('events', [[]] * len(t.runs))[i])]
+	if figured:
+		shown = [(c, r) for c, r in RESULTS_FIGURES if r in t.rows]
+		rows = [['run'] + [c for c, _ in shown]]
+		for i in figured:
+			rows.append([t.runs[i][0]] + ['/'.join(t.rows[r][i]) for _, r in shown])
+		widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+		out += [('  ' + '  '.join(v.ljust(w) for v, w in zip(r, widths))).rstrip()
+			for r in rows]
+	while out[-1] == '':
+		out.pop()
+	return out
+
+
+def figures(results: str) -> List[Tuple[str, str, str, Dict[str, str]]]:
+	"""(line, architecture, run, {column: cell}) of each run of RESULTS'
+	figures tables (results_section()'s), in order: what the cover
+	letter's table is made of (harness_diffs.cover_table())."""
+	out = []
+	for sect in re.split(r'^### ', results, flags=re.M)[1:]:
+		head = re.match(r'Linux (\S+) \(.*\) on (\S+)', sect)
+		lines = sect.splitlines()
+		start = [i for i, l in enumerate(lines) if l.split()[:2] == ['run', 'events']]
+		if not head or not start:
+			continue
+		columns = lines[start[0]].split()[1:]
+		for l in lines[start[0] + 1:]:
+			if not l.strip():
+				break
+			words = l.split()
+			out.append((head.group(1), head.group(2), words[0],
+				    dict(zip(columns, words[1:]))))
+	return out
+
+
+def fit(text: str) -> List[str]:
+	"""TEXT (a report in markdown) in lines of WIDTH at most: a wider line
+	wrapped at its words (a list item's under its text), and a wider
+	table as a record per row: its first cell, then each other cell after
+	its column's name. What fits is left as it is."""
+	out: List[str] = []
+	lines = text.splitlines()
+	i = 0
+	while i < len(lines):
+		if lines[i].startswith('|'):
+			block = []
+			while i < len(lines) and lines[i].startswith('|'):
+				block.append(lines[i])
+				i += 1
+			if max(map(len, block)) <= WIDTH:
+				out += block
+				continue
+			rows = [[c.strip() for c in l.strip().strip('|').split('|')] for l in block
+				if not re.fullmatch(r'[|\s:-]+', l)]
+			for r in rows[1:]:
+				out += _wrapped(f'{r[0]}: ' + ', '.join(f'{h} {c}' for h, c in
+									 zip(rows[0][1:], r[1:])), '  ')
+			continue
+		line = lines[i]
+		i += 1
+		if len(line) <= WIDTH:
+			out.append(line)
+			continue
+		body = line.lstrip()
+		lead = line[:len(line) - len(body)] + ('- ' if body.startswith('- ') else '')
+		out += textwrap.wrap(line[len(lead):], WIDTH, initial_indent=lead,
+				     subsequent_indent=' ' * len(lead), break_on_hyphens=False,
+				     break_long_words=False)
+	return out
+
+
+def _verdicts(text: str) -> Dict[str, str]:
+	"""Each kind's verdict line in RESULTS' TEXT (before its first table),
+	a wrapped one joined."""
+	joined = re.sub(r'\n {2}(?=\S)', ' ', text.split('\n### ')[0])
+	return {m.group(1): l for l in joined.splitlines() for m in [VERDICT.match(l)] if m}
+
+
+def results_text(verdicts: Dict[str, str], ran: str, tables: Sequence[str],
+		 bench: str) -> List[str]:
+	"""RESULTS: the VERDICTS of make check, cold and warm; RAN, when and
+	where the boots ran; each of TABLES (report()'s markdown) laid out by
+	results_section(); BENCH, make bench's report headed by the commit it
+	ran at."""
+	out = RESULTS_TITLE + ['']
+	for v in verdicts.values():
+		out += _wrapped(v, more='  ')
+	boots = [read_boot_table(t) for t in tables]
+	skipped = always_skipped(boots)
+	out += [''] + _wrapped(ran, more='') + ['']
+	out += _wrapped(WHAT_EACH_KERNEL_IS + ' configs/runs.toml says what each run boots '
+			'and expects. A line per boot names the checks that did not pass'
+			+ (f' (every boot that runs them skips {", ".join(skipped)})' if skipped else '')
+			+ '. ' + FIGURES_LEGEND, more='')
+	if releases(boots):
+		out += [''] + _wrapped('The clients: ' + '; '.join(releases(boots)) + '.', more='')
+	for b in boots:
+		out += [''] + results_section(b, skipped)
+	if bench:
+		out += [''] + fit(bench)
+	return out
+
+
+def write_results(out: str, lines: Sequence[str], path: str) -> None:
+	"""PATH (RESULTS) from OUT: the last make check's verdict (OUT/
+	check.time) and, of the other kind, PATH's; the tables of the LINES'
+	boots that ran since OUT/commit; make bench's report, OUT's or else
+	PATH's."""
+	commit = os.path.join(out, 'commit')
+	tables = []
+	for line in lines:
+		d = os.path.join(out, line, 'results')
+		# The default architecture's table first.
+		for name in sorted(os.listdir(d) if os.path.isdir(d) else [],
+				   key=lambda n: (n != DEFAULT_ARCH + '.md', n)):
+			t = os.path.join(d, name)
+			# Not an older run's.
+			if name.endswith('.md') and os.path.isfile(commit) and \
+			   os.path.getmtime(t) >= os.path.getmtime(commit):
+				tables.append(t)
+	if not tables:
+		raise HarnessError(f'no results in {out}: run make boot-test or make check first')
+	old = file_text(path) if os.path.isfile(path) else ''
+	verdicts = _verdicts(old)
+	ct = os.path.join(out, 'check.time')
+	if os.path.isfile(ct):
+		new = _verdicts(file_text(ct))
+		verdicts = {**new, **{k: v for k, v in verdicts.items() if k not in new}}
+	texts = [file_text(t) for t in tables]
+	when = datetime.datetime.utcfromtimestamp(os.path.getmtime(tables[0]))
+	ran = (f'The boots below ran on {when:%Y-%m-%d} at commit {file_text(commit).strip()}, '
+	       f'on {os.cpu_count()} cpus. ' + kernels_tested(texts))
+	report = os.path.join(out, 'bench', 'report.md')
+	bench = ''
+	if os.path.isfile(report):
+		bc = os.path.join(out, 'bench', 'commit')
+		bench = (f'{BENCH_HEAD}{file_text(bc).strip()}.\n\n' if os.path.isfile(bc) else '') \
+			+ file_text(report).strip()
+	elif BENCH_HEAD in old:
+		bench = BENCH_HEAD + old.partition('\n' + BENCH_HEAD)[2].strip()
+	with open(path, 'w') as f:
+		f.write('\n'.join(results_text(verdicts, ran, texts, bench)) + '\n')
+	note(f'wrote {path}')

@@ -263,6 +263,15 @@ def _locked(kind_dir: str) -> Iterator[None]:
 		yield
 
 
+def cache_is_empty() -> bool:
+	"""Whether the cache holds no entry (apt's downloads are none)."""
+	base = cache_dir()
+	return not any(os.path.isfile(os.path.join(base, kind, e, 'SHA256SUMS'))
+		       for kind in (os.listdir(base) if os.path.isdir(base) else [])
+		       if kind != 'apt' and os.path.isdir(os.path.join(base, kind))
+		       for e in os.listdir(os.path.join(base, kind)))
+
+
 def cache_new(kind: str, key: str) -> str:
 	"""An empty directory in which to make the entry KIND/KEY in place;
 	cache_adopt() makes it the entry, or rmtree() drops it."""

@@ -13,6 +13,7 @@ decision is broken.
 import contextlib
 import io
 import json
+import re
 import os
 import shutil
 import signal
@@ -42,6 +43,7 @@ import harness_guest  # noqa: E402
 import harness_kunit  # noqa: E402
 import harness_patches  # noqa: E402
 import harness_static  # noqa: E402
+import harness_tables  # noqa: E402
 import harness_util  # noqa: E402
 from harness_test import (KUNIT_TOOL, LOGS, HarnessCase, fake_prepare, patch_with,  # noqa: E402
 			  temp_dir)
@@ -98,6 +100,22 @@ class Check(HarnessCase):
 			self.assertNotIn('passed', out)
 			failed = [s for s in harness_util.STAGES if s[3] == 'FAILED']
 			self.assertEqual(len(failed), 1)
+
+	def test_its_verdict_is_kept_for_make_results_passed_or_not(self):
+		"""OUT/check.time: cold on an empty cache, warm on one with an
+		entry; passed, or where it failed; each step's time."""
+		def verdict():
+			return harness_util.file_text(os.path.join(self.env['OUT'], 'check.time'))
+		self.check()
+		self.assertRegex(verdict(), r'^make check \(KERNEL=all\) at \S+, cold: passed in '
+				 r'0m\ds \(per-file diffs 0m\ds, unit tests 0m\ds, mails 0m\ds, ')
+		entry = os.path.join(self.tmp, 'entry')
+		os.makedirs(entry)
+		with mock.patch.dict(os.environ, {'XDG_CACHE_HOME': self.env['XDG_CACHE_HOME']}):
+			harness_util.cache_put(entry, 'kernels', 'k')
+		self.check(fail='static_checks_handler')
+		self.assertRegex(verdict(), r', warm: FAILED at static checks after 0m\ds '
+				 r'\(per-file diffs 0m\ds, unit tests 0m\ds, mails 0m\ds\)$')
 
 	def test_the_time_of_every_stage_at_the_end(self):
 		status, out = self.check()
@@ -929,9 +947,7 @@ class FileDiffs(unittest.TestCase):
 	PATCH = '0003-selftests-connector-Add-x.patch'
 	SERIES = '0001-a.patch\n0002-b.patch\n' + PATCH + '\n'
 
-	RESULTS = '''the boots ran on 2026-12-06, at commit 1234abc,
-
-### Linux 7.3 (linux-source-7.3 7.3.4-1) on x86_64, QEMU -accel tcg
+	TABLES = ['''### Linux 7.3 (linux-source-7.3 7.3.4-1) on x86_64, QEMU -accel tcg
 
 | check (base / patched)    | smp2          | smp4 (patched) | mutant-x (y) |
 |---------------------------|---------------|----------------|--------------|
@@ -943,7 +959,8 @@ class FileDiffs(unittest.TestCase):
 | duplicate stamps          | 7 / 0         | 0              | 9            |
 | stamp ahead of clock (ns) | 0 / 16        | 0              | 9            |
 
-### Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU -accel tcg
+Linux 7.3 (linux-source-7.3 7.3.4-1) on x86_64, QEMU -accel tcg: 4 of 4 boots as expected
+''', '''### Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU -accel tcg
 
 | check (base / patched)    | jiffies           |
 |---------------------------|-------------------|
@@ -953,7 +970,12 @@ class FileDiffs(unittest.TestCase):
 | ties                      | 9878 / 0          |
 | duplicate stamps          | 13443 / 0         |
 | stamp ahead of clock (ns) | 0 / 15            |
-'''
+
+Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU -accel tcg: 2 of 2 boots as expected
+''']
+	# RESULTS as make results writes it of these tables.
+	RESULTS = '\n'.join(harness_tables.results_text(
+		{}, 'The boots below ran on 2026-12-06 at commit 1234abc, on 2 cpus.', TABLES, '')) + '\n'
 	TABLE = ["The boot test's figures (make check at 1234abc, as RESULTS keeps them;",
 		 'QEMU, software emulation, 2 vCPUs unless the run names more),', 'base/patched:', '',
 		 '  run         events        invers. max ms  ties    shared   ahead',
@@ -967,9 +989,12 @@ class FileDiffs(unittest.TestCase):
 		cover = self.COVER % "The boot test's figures\n\n  run"
 		self.assertEqual(harness_diffs.with_cover_table(cover, self.TABLE), self.COVER % '\n'.join(self.TABLE))
 
-	def test_a_row_results_lacks_fails(self):
-		with self.assertRaises(HarnessError):
-			harness_diffs.cover_table(self.RESULTS.replace('| ties ', '| tie '))
+	def test_a_figure_results_lacks_fails(self):
+		results = '\n'.join(harness_tables.results_text(
+			{}, 'The boots below ran on 2026-12-06 at commit 1234abc.',
+			[t.replace('| ties ', '| tie ') for t in self.TABLES], ''))
+		with self.assertRaisesRegex(HarnessError, "no figure 'ties'"):
+			harness_diffs.cover_table(results)
 
 	def test_the_cover_letters_table_stale_fails(self):
 		self.assertIsNone(self.check(dict(self.WANT), cover=self.COVER % '\n'.join(
@@ -1012,6 +1037,109 @@ class FileDiffs(unittest.TestCase):
 			     {'kernel/time/timekeeping.c.diff': 'diff a\n'},
 			     {**self.WANT, 'kernel/old.c.diff': 'diff c\n'}):
 			self.assertIsNone(self.check(have), have)
+
+
+class ResultsFile(unittest.TestCase):
+	"""make results: RESULTS from OUT's tables, the last make check's
+	verdict on its first lines, every line of it as wide as a terminal."""
+
+	def out(self, tables=None, check='', bench=''):
+		"""An OUT with a boot test's TABLES (FileDiffs'), make check's
+		verdict CHECK and make bench's report BENCH."""
+		out = temp_dir(self)
+		with open(os.path.join(out, 'commit'), 'w') as f:
+			f.write('1234abc\n')
+		past = time.time() - 60
+		os.utime(os.path.join(out, 'commit'), (past, past))
+		for t in FileDiffs.TABLES if tables is None else tables:
+			line, arch = re.match(r'### Linux (\S+) .* on (\S+),', t).groups()
+			os.makedirs(os.path.join(out, line, 'results'), exist_ok=True)
+			with open(os.path.join(out, line, 'results', arch + '.md'), 'w') as f:
+				f.write(t)
+		for path, text in (('check.time', check), ('bench/report.md', bench),
+				   ('bench/commit', '3efff49' if bench else '')):
+			if text:
+				os.makedirs(os.path.dirname(os.path.join(out, path)), exist_ok=True)
+				with open(os.path.join(out, path), 'w') as f:
+					f.write(text + '\n')
+		return out
+
+	def results(self, out, old=''):
+		path = os.path.join(temp_dir(self), 'RESULTS')
+		if old:
+			with open(path, 'w') as f:
+				f.write(old)
+		with quiet():
+			harness_tables.write_results(out, ['7.3', '6.1'], path)
+		return harness_util.file_text(path)
+
+	COLD = harness_tables.check_verdict('KERNEL=all', '1234abc', True, 2451,
+					    [('unit tests', 30), ('boot test', 2000)])
+	WARM = harness_tables.check_verdict('KERNEL=all', '5678def', False, 660,
+					    [('unit tests', 30), ('boot test', 557)])
+
+	@staticmethod
+	def verdicts(text):
+		"""RESULTS' first paragraph, its wrapped lines joined."""
+		return text.split('\n\n')[1].replace('\n  ', ' ').splitlines()
+
+	def test_the_verdicts_of_make_check_first_the_last_one_first(self):
+		self.assertEqual(self.COLD, 'make check (KERNEL=all) at 1234abc, cold: passed in 40m51s '
+				 '(unit tests 0m30s, boot test 33m20s)')
+		text = self.results(self.out(check=self.COLD))
+		self.assertEqual(self.verdicts(text), [self.COLD])
+		self.assertTrue(text.splitlines()[3].startswith('make check (KERNEL=all) at 1234abc'))
+		# A warm one after it: first, and the cold one kept after it.
+		text = self.results(self.out(check=self.WARM), old=text)
+		self.assertEqual(self.verdicts(text), [self.WARM, self.COLD])
+		# Another cold one replaces the cold one; none in OUT keeps both.
+		cold = self.COLD.replace('1234abc', '9999999')
+		text = self.results(self.out(check=cold), old=text)
+		self.assertEqual(self.verdicts(text), [cold, self.WARM])
+		self.assertEqual(self.verdicts(self.results(self.out(), old=text)), [cold, self.WARM])
+
+	def test_a_failed_make_check_says_so_first(self):
+		failed = harness_tables.check_verdict('KERNEL=all', '1234abc', False, 90,
+						      [('unit tests', 30)], failed='mails')
+		self.assertIn(', warm: FAILED at mails after 1m30s (unit tests 0m30s)', failed)
+		text = self.results(self.out(check=failed), old=self.results(self.out(check=self.WARM)))
+		self.assertEqual(self.verdicts(text), [failed])
+
+	def test_no_line_is_wider_than_a_terminal(self):
+		wide = FileDiffs.TABLES[0].replace('| mutant-x (y) |', '| mutant-with-a-long-name (and-a-long-mutant) |')
+		bench = ('## make bench\n\n' + 'A paragraph of many words ' * 20 + '\n\n'
+			 '| scheme | callers | ns/call | 95% CI | cmpxchg failures/call | least overlap |\n'
+			 '|--------|---------|---------|--------|-----------------------|---------------|\n'
+			 '| clock-under-lock | 2 cores, spaced by 200 steps | 239.34 | 238.30-245.07 | '
+			 '0.0000 | 1.000 |\n')
+		text = self.results(self.out([wide, FileDiffs.TABLES[1]], check=self.COLD, bench=bench))
+		self.assertEqual([l for l in text.splitlines() if len(l) > harness_tables.WIDTH], [])
+		self.assertIn('  clock-under-lock: callers 2 cores, spaced by 200 steps, ns/call 239.34,',
+			      text)
+		# Laid out once, it stays as it is: RESULTS' bench report is kept.
+		out = self.out([wide, FileDiffs.TABLES[1]], check=self.COLD)
+		self.assertEqual(self.results(out, old=text), text)
+
+	def test_each_boot_says_what_did_not_pass_and_whether_as_expected(self):
+		table = FileDiffs.TABLES[0].replace('| ack                       | ok / ok       |',
+						    '| ack                       | FAIL / skip   |') + \
+			'| as expected | yes / no | yes | yes |\n'
+		table = table.replace('\n\nLinux 7.3', '\n| as expected               | yes / no      '
+				      '| yes            | yes          |\n\nLinux 7.3')
+		lines = harness_tables.results_section(harness_tables.read_boot_table(table))
+		self.assertIn('  smp2 base (): ack failed', lines)
+		self.assertIn('  smp2 patched (): UNEXPECTED: ack skipped', lines)
+		self.assertIn('  smp4 patched (): every check passed', lines)
+
+	def test_what_every_boot_skips_is_said_once(self):
+		table = ('### Linux 7.3 (t) on x86_64, QEMU\n\n| check | smp2 | smp1 (patched) | m (x) |\n'
+			 '|-|-|-|-|\n| netns | skip / skip | skip | - |\n| kunit:c | ok / ok | skip | ok |\n'
+			 '\nLinux 7.3 (t) on x86_64, QEMU: 4 of 4 boots as expected\n')
+		t = harness_tables.read_boot_table(table)
+		self.assertEqual(harness_tables.always_skipped([t]), ['netns'])
+		self.assertEqual(harness_tables.results_section(t, ['netns'])[4:8],
+				 ['  smp2 base (): every check passed', '  smp2 patched (): every check passed',
+				  '  smp1 patched (): kunit:c skipped', '  m x (): every check passed'])
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_config')
