@@ -450,8 +450,9 @@ def from_make(command: str, argv: List[str],
 	for name in typed:
 		if not any(name in o.variables for o in OPTIONS):
 			near = nearest(name, taken)
+			known = f'(its variables: {" ".join(taken)})'
 			errors.append(f'{name}= is no variable of make {command}: '
-				      + (f'{near}=?' if near else f'(its variables: {" ".join(taken)})'))
+				      + (f'{near}=?' if near else known))
 	by_flag = {f: (o, v) for o in OPTIONS for v, f in zip(o.variables, o.flags)}
 	for a in argv:
 		flag, eq, value = a.partition('=')
@@ -481,8 +482,9 @@ def option_list() -> str:
 	the make targets that take it (and the SCRIPT_ONLY commands)."""
 	out = []
 	for o in OPTIONS:
+		but = f' but {", ".join(o.but)}' if o.but else ''
 		cmds = ', '.join(c for c in o.commands or () if c not in SCRIPT_ONLY) \
-			if o.commands else 'every command' + (f' but {", ".join(o.but)}' if o.but else '')
+			if o.commands else 'every command' + but
 		script = [c for c in o.commands or () if c in SCRIPT_ONLY]
 		if script:
 			cmds += f'; scripts/harness.py {", ".join(script)}'

@@ -188,7 +188,8 @@ def cover_table(results: str) -> List[str]:
 		row = [f'{line} {run}']
 		for _, column, scale in COVER_COLUMNS:
 			if column not in cells:
-				raise HarnessError(f'RESULTS: no figure {column!r} for Linux {line}')
+				raise HarnessError(f'RESULTS: no figure {column!r} for '
+						   f'Linux {line}')
 			base, _, patched = cells[column].rpartition('/')
 			row.append(f'{_figure(base or "-", scale)}/{_figure(patched, scale)}')
 		rows.append(row)

@@ -614,8 +614,9 @@ class Kernels:
 		holds, and what it has of the series: the first patch for base,
 		the whole series for the others (and a mutant's patch)."""
 		arch = k.arch
+		build = self.build_dir(arch, k.flavour)
 		parts = [tree_id or self.tree.id,
-			 config or file_text(os.path.join(self.build_dir(arch, k.flavour), '.config')),
+			 config or file_text(os.path.join(build, '.config')),
 			 tool_versions(arch),
 			 make_argv_id(arch, os.path.basename(arch.kernel_path)),
 			 IMAGE_ENTRY_CONTENTS]

@@ -144,8 +144,8 @@ def load_mutants(path: str = MUTANTS) -> List[Mutant]:
 			try:
 				compile(m.apply(text), m.file, 'exec', dont_inherit=True)
 			except SyntaxError as e:
-				raise HarnessError(f'{where}: the mutated {m.file} does not compile: '
-						   f'{e.msg}, line {e.lineno}') from None
+				raise HarnessError(f'{where}: the mutated {m.file} does not '
+						   f'compile: {e.msg}, line {e.lineno}') from None
 		out.append(m)
 	if not out:
 		raise HarnessError(f'{os.path.relpath(path, TOP)}: no mutant')

@@ -206,6 +206,9 @@ FIGURES_LEGEND = ('The figures of each run, base/patched or its one kernel: the 
 		  'events a second (ev/s).')
 BENCH_HEAD = 'make bench ran at commit '
 STATUS_WORDS = {'FAIL': 'failed', 'skip': 'skipped'}
+# What a boot's line says where it is not 0: (table()'s row, its name).
+COUNTED = (('seq gaps', 'seq gaps'), ('losses (ENOBUFS)', 'losses'),
+	   ('kernel reports', 'kernel reports'))
 
 
 def check_verdict(what: str, commit: str, cold: bool, seconds: float,
@@ -247,13 +250,14 @@ def read_boot_table(md: str) -> BootTable:
 	runs = []
 	for head in table[0][1:]:
 		m = re.fullmatch(r'(\S+) \((\S+)\)', head)
-		runs.append((m.group(1), m.group(2).split('/')) if m else (head, ['base', 'patched']))
+		runs.append((m.group(1), m.group(2).split('/')) if m
+			    else (head, ['base', 'patched']))
 	rows = {}
 	for r in table[2:]:
 		rows[r[0]] = [c.split(' / ') if len(kernels) > 1 else [c]
 			      for c, (_, kernels) in zip(r[1:], runs)]
-	count = next((m.group(1) for m in map(re.compile(r': (\d+ of \d+ boots as expected)$').search,
-					      lines) if m), '')
+	counted = re.compile(r': (\d+ of \d+ boots as expected)$')
+	count = next((m.group(1) for m in map(counted.search, lines) if m), '')
 	unexpected = [l for l in lines if l.startswith(('UNEXPECTED: ', '    | '))]
 	return BootTable(title, runs, rows, count, unexpected)
 
@@ -280,7 +284,7 @@ def always_skipped(tables: Sequence[BootTable]) -> List[str]:
 	status: Dict[str, set] = {}
 	for t in tables:
 		for l in _checks(t):
-			status.setdefault(_name(l), set()).update(c for run in t.rows[l] for c in run)
+			status.setdefault(_name(l), set()).update(c for r in t.rows[l] for c in r)
 	return [n for n, s in status.items() if s - {'-'} == {'skip'}]
 
 
@@ -305,17 +309,17 @@ def results_section(t: BootTable, skipped: Sequence[str] = ()) -> List[str]:
 	for i, (run, kernels) in enumerate(t.runs):
 		for j, k in enumerate(kernels):
 			cpus = cell('cpus seen', i, j)
-			shows = [cell('clocksource', i, j), f'{cpus} cpu{"s" if cpus != "1" else ""}',
-				 cell('atomics', i, j)]
+			cpus += ' cpu' if cpus == '1' else ' cpus'
+			shows = [cell('clocksource', i, j), cpus, cell('atomics', i, j)]
 			says = [s for s in shows if not s.startswith('-')]
 			bad: Dict[str, List[str]] = {}
 			for l in _checks(t):
 				c = t.rows[l][i][j]
 				if c not in ('ok', '-') and _name(l) not in skipped:
 					bad.setdefault(c, []).append(_name(l))
-			notes = [f'{", ".join(ls)} {STATUS_WORDS.get(c, c)}' for c, ls in bad.items()]
-			for label, what in (('seq gaps', 'seq gaps'), ('losses (ENOBUFS)', 'losses'),
-					    ('kernel reports', 'kernel reports')):
+			notes = [f'{", ".join(ls)} {STATUS_WORDS.get(c, c)}'
+				 for c, ls in bad.items()]
+			for label, what in COUNTED:
 				if cell(label, i, j) not in ('0', '-'):
 					notes.append(f'{cell(label, i, j)} {what}')
 			verdict = '; '.join(notes) or 'every check passed'
@@ -379,8 +383,8 @@ def fit(text: str) -> List[str]:
 			rows = [[c.strip() for c in l.strip().strip('|').split('|')] for l in block
 				if not re.fullmatch(r'[|\s:-]+', l)]
 			for r in rows[1:]:
-				out += _wrapped(f'{r[0]}: ' + ', '.join(f'{h} {c}' for h, c in
-									 zip(rows[0][1:], r[1:])), '  ')
+				cells = ', '.join(f'{h} {c}' for h, c in zip(rows[0][1:], r[1:]))
+				out += _wrapped(f'{r[0]}: {cells}', '  ')
 			continue
 		line = lines[i]
 		i += 1
@@ -414,10 +418,10 @@ def results_text(verdicts: Dict[str, str], ran: str, tables: Sequence[str],
 	boots = [read_boot_table(t) for t in tables]
 	skipped = always_skipped(boots)
 	out += [''] + _wrapped(ran, more='') + ['']
+	skips = f' (every boot that runs them skips {", ".join(skipped)})' if skipped else ''
 	out += _wrapped(WHAT_EACH_KERNEL_IS + ' configs/runs.toml says what each run boots '
-			'and expects. A line per boot names the checks that did not pass'
-			+ (f' (every boot that runs them skips {", ".join(skipped)})' if skipped else '')
-			+ '. ' + FIGURES_LEGEND, more='')
+			f'and expects. A line per boot names the checks that did not pass{skips}. '
+			+ FIGURES_LEGEND, more='')
 	if releases(boots):
 		out += [''] + _wrapped('The clients: ' + '; '.join(releases(boots)) + '.', more='')
 	for b in boots:
@@ -460,8 +464,8 @@ def write_results(out: str, lines: Sequence[str], path: str) -> None:
 	bench = ''
 	if os.path.isfile(report):
 		bc = os.path.join(out, 'bench', 'commit')
-		bench = (f'{BENCH_HEAD}{file_text(bc).strip()}.\n\n' if os.path.isfile(bc) else '') \
-			+ file_text(report).strip()
+		head = f'{BENCH_HEAD}{file_text(bc).strip()}.\n\n' if os.path.isfile(bc) else ''
+		bench = head + file_text(report).strip()
 	elif BENCH_HEAD in old:
 		bench = BENCH_HEAD + old.partition('\n' + BENCH_HEAD)[2].strip()
 	with open(path, 'w') as f:
