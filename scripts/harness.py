@@ -388,7 +388,7 @@ def parser() -> argparse.ArgumentParser:
 			c.add_argument('variant', metavar='VARIANT',
 				       help='base, patched or a mutant')
 		for o in options_of(name):
-			help = o.help + (f' (default: {o.default})' if o.default else '')
+			help = o.help_of(name) + (f' (default: {o.default})' if o.default else '')
 			if o.metavar:
 				c.add_argument(*o.flags, dest=o.name, metavar=o.metavar,
 					       type=o.type, help=help)
@@ -489,7 +489,8 @@ def option_list() -> str:
 		if script:
 			cmds += f'; scripts/harness.py {", ".join(script)}'
 		where = f'{cmds}; on make\'s command line only' if o.command_line_only else cmds
-		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')')
+		text = f'{o.help} ({where}' + (f'; default: {o.default})' if o.default else ')') \
+			+ ''.join(f' {c}: {h}.' for c, h in o.helps)
 		head = f'  {o.variable}={o.shown_example}'
 		out += textwrap.wrap(text, 76,
 				     initial_indent=head.ljust(28) if len(head) < 28

@@ -329,6 +329,11 @@ class Option:
 	shown_default: str = ''
 	# Taken from make's command line only, never from the environment.
 	command_line_only: bool = False
+	# (command, help) where the option means something else to it.
+	helps: Tuple[Tuple[str, str], ...] = ()
+
+	def help_of(self, command: str) -> str:
+		return dict(self.helps).get(command, self.help)
 
 	@property
 	def flag(self) -> str:
@@ -383,7 +388,9 @@ OPTIONS = (
 	       'series whose base matches its version is used; if it is the newest line, '
 	       'kunit_parser, the kselftest headers and build system come from it too; not '
 	       "for the per-file diffs, which are of Debian's source",
-	       but=('results', 'file-diffs', 'check-file-diffs')),
+	       but=('results', 'file-diffs', 'check-file-diffs'),
+	       helps=(('mails', "your git tree (tip, net-next, mainline) of the newest line's "
+		       'version or newer, whose HEAD the mails are based on; never modified'),)),
 	Option('runs', 'RUNS', '"smp2 rt"',
 	       'only these runs of configs/runs.toml, every run by default: each must be a run of '
 	       'a chosen line, and each chosen line must keep at least one run (CONFIGS, its old '

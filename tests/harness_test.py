@@ -314,6 +314,10 @@ class Options(HarnessCase):
 		self.assertEqual([o.name for o in harness.options_of('results')],
 				 ['out', 'verbose'])
 		self.assertNotIn('jobs', [o.name for o in harness.options_of('mails')])
+		# make mails' KSRC is the poster's git tree, not a line's.
+		for c, poster in (('mails', True), ('boot-test', False)):
+			out = ' '.join(self.harness(c, False, '-h')[1].split())
+			self.assertEqual('--ksrc DIR your git tree' in out, poster, c)
 
 	def given(self, command, *args, **variables):
 		"""The Options COMMAND runs with, given VARIABLES by make (and ARGS),
