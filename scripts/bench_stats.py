@@ -37,11 +37,6 @@ def ci_rank(n: int, level: float = LEVEL) -> int:
 	return l
 
 
-def coverage(n: int, l: int) -> float:
-	"""The probability that [x(l), x(n+1-l)] covers the median."""
-	return 1 - 2 * binom_cdf(n, l - 1)
-
-
 def median(xs: Iterable[float]) -> float:
 	s = sorted(xs)
 	if not s:

@@ -30,8 +30,8 @@ from harness_arch import Arch, Kernel
 from harness_config import (CONFIGS, KernelLine, Options, base_patches, required_mutant_patch,
 			    series_patches)
 import harness_util
-from harness_util import (SCRIPTS, TOP, HarnessError, cache_adopt, cache_dir,
-			  cache_get, cache_key, cache_new, cache_path, cache_put, debs_argv,
+from harness_util import (SCRIPTS, TOP, HarnessError, cache_dir, cache_get, cache_key,
+			  cache_made, cache_path, cache_put, debs_argv,
 			  file_id, file_text, note, output, run, stage)
 
 # The series' helper, whose instructions a build keeps beside the image
@@ -361,17 +361,10 @@ def fetch_source(line: KernelLine, opts: Options) -> str:
 	if proc.returncode or len(proc.stdout.split()) != 1:
 		raise HarnessError(f'could not fetch {line.package} from {line.suite}')
 	deb = proc.stdout.split()[0]
-	key = cache_key(file_id(deb))
-	found = cache_path('src', key)
-	if found:
-		return found
-	tmp = cache_new('src', key)
-	try:
+
+	def unpack(tmp: str) -> None:
 		harness_util.run(source_argv(deb, tmp), what=f'unpacking {os.path.basename(deb)}')
-	except BaseException:
-		shutil.rmtree(tmp, ignore_errors=True)
-		raise
-	return cache_adopt(tmp, 'src', key)
+	return cache_made('src', cache_key(file_id(deb)), unpack)
 
 
 # Where a tree keeps kunit_tool, whose kunit_parser reads KTAP.

@@ -41,9 +41,8 @@ from harness_config import KernelLine, Options, booting_arches, load_arch
 from harness_kernel import (Kernels, Tree, config_fragments, configure, kmake_argv, make_argv_id,
 			    patch_files, tool_versions)
 from harness_patches import checkpatch, git_am, pristine_repo
-from harness_util import (TOP, HarnessError, cache_adopt, cache_get, cache_key, cache_new,
-			  cache_path, cache_put, debs_argv, file_id, file_text, note, output, run,
-			  stage)
+from harness_util import (TOP, HarnessError, cache_get, cache_key, cache_made, cache_put,
+			  debs_argv, file_id, file_text, note, output, run, stage)
 
 # What a check build adds to make: sparse on every object it compiles, and
 # W=1.
@@ -78,21 +77,15 @@ def sparse_root(opts: Options, debs: Optional[Sequence[str]] = None) -> str:
 		if proc.returncode or len(debs) != len(SPARSE_PACKAGES):
 			raise HarnessError(f'could not fetch {" ".join(SPARSE_PACKAGES)} '
 					   f'from Debian {SPARSE_SUITE}')
-	key = cache_key(*sorted(file_id(d) for d in debs))
-	found = cache_path('sparse', key)
-	if found:
-		return found
-	tmp = cache_new('sparse', key)
-	try:
-		for deb in debs:
+	got: Sequence[str] = debs
+
+	def make(tmp: str) -> None:
+		for deb in got:
 			run(['dpkg-deb', '-x', deb, tmp])
 		for f in (LOADER, SPARSE):
 			if not os.path.exists(os.path.join(tmp, f)):
-				raise HarnessError(f'{" ".join(debs)}: no {f} in them')
-	except BaseException:
-		shutil.rmtree(tmp, ignore_errors=True)
-		raise
-	return cache_adopt(tmp, 'sparse', key)
+				raise HarnessError(f'{" ".join(got)}: no {f} in them')
+	return cache_made('sparse', cache_key(*sorted(file_id(d) for d in got)), make)
 
 
 def sparse_wrapper(root: str, path: str) -> str:

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(TOP, 'scripts')
@@ -299,6 +299,22 @@ def cache_adopt(tmp: str, kind: str, key: str) -> str:
 	finally:
 		shutil.rmtree(tmp, ignore_errors=True)
 	return dest
+
+
+def cache_made(kind: str, key: str, make: Callable[[str], None]) -> str:
+	"""The entry KIND/KEY, to be used in place: the one there is
+	(cache_path()), or one MAKE makes in the empty directory it is given,
+	whole or not at all (dropped if MAKE fails)."""
+	found = cache_path(kind, key)
+	if found:
+		return found
+	tmp = cache_new(kind, key)
+	try:
+		make(tmp)
+	except BaseException:
+		shutil.rmtree(tmp, ignore_errors=True)
+		raise
+	return cache_adopt(tmp, kind, key)
 
 
 def cache_put(src: str, kind: str, key: str) -> None:

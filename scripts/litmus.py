@@ -31,7 +31,6 @@ import concurrent.futures
 import dataclasses
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -41,7 +40,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 # A problem that ends the command: one line, for "error: ..." (the
 # harness's one error type). The cache is the harness's.
 from harness_util import HarnessError as Error
-from harness_util import cache_adopt, cache_key, cache_new, cache_path, file_id, run
+from harness_util import cache_key, cache_made, file_id, run
 
 TOP = Path(__file__).resolve().parent.parent
 TESTS = TOP / "tests" / "litmus"
@@ -67,21 +66,13 @@ def debs_key(debs: Sequence[str]) -> str:
 def unpack_root(debs: Sequence[str]) -> Path:
 	"""DEBS unpacked as the cache entry herd7/KEY, whole or not at all;
 	its path."""
-	key = debs_key(debs)
-	found = cache_path("herd7", key)
-	if found:
-		return Path(found)
-	tmp = Path(cache_new("herd7", key))
-	try:
+	def make(tmp: str) -> None:
 		for deb in debs:
-			run(["dpkg-deb", "-x", str(deb), str(tmp)])
+			run(["dpkg-deb", "-x", str(deb), tmp])
 		for f in (LOADER, HERD7, HERD_LIB + "/aarch64.cat"):
-			if not (tmp / f).exists():
+			if not (Path(tmp) / f).exists():
 				raise Error(f"{' '.join(map(str, debs))}: no {f} in them")
-	except BaseException:
-		shutil.rmtree(tmp, ignore_errors=True)
-		raise
-	return Path(cache_adopt(str(tmp), "herd7", key))
+	return Path(cache_made("herd7", debs_key(debs), make))
 
 
 def herd7_root() -> Path:
