@@ -66,8 +66,10 @@ def scope(text: str, function: str) -> Tuple[int, int]:
 	return spans[0]
 
 
+@functools.lru_cache(maxsize=64)
 def functions(text: str) -> List[Tuple[str, Tuple[int, int]]]:
-	"""(Class.name or name, its span in TEXT) of each function of TEXT."""
+	"""(Class.name or name, its span in TEXT) of each function of TEXT
+	(parsed once for every mutant of its file)."""
 	offsets = [0]
 	for line in text.splitlines(keepends=True):
 		offsets.append(offsets[-1] + len(line))
