@@ -416,7 +416,8 @@ def make_help(targets: List[str]) -> str:
 	out += [textwrap.fill(COMMANDS[t][1], 76, initial_indent=f'  {t:18}',
 			      subsequent_indent=' ' * 20)
 		for t in targets if t in COMMANDS]
-	out += ['  setup             install the Debian packages the harness needs',
+	out += ['  setup             install every Debian package the harness needs (each target',
+		'                    installs those it needs)',
 		'  clean             remove OUT',
 		f'scripts/harness.py has {", ".join(SCRIPT_ONLY)} too (scripts/harness.py -h).',
 		'', 'The variables (a switch: 1 is on, 0 off):']
