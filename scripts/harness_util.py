@@ -17,6 +17,7 @@ checked against the archive's signed index), the inputs of entries.
 import contextlib
 import datetime
 import fcntl
+import glob
 import hashlib
 import os
 import shlex
@@ -264,12 +265,9 @@ def _locked(kind_dir: str) -> Iterator[None]:
 
 
 def cache_is_empty() -> bool:
-	"""Whether the cache holds no entry (apt's downloads are none)."""
-	base = cache_dir()
-	return not any(os.path.isfile(os.path.join(base, kind, e, 'SHA256SUMS'))
-		       for kind in (os.listdir(base) if os.path.isdir(base) else [])
-		       if kind != 'apt' and os.path.isdir(os.path.join(base, kind))
-		       for e in os.listdir(os.path.join(base, kind)))
+	"""Whether the cache holds no entry: none KIND/KEY with its SHA256SUMS
+	(apt's downloads are none)."""
+	return not glob.glob(os.path.join(cache_dir(), '*', '*', 'SHA256SUMS'))
 
 
 def cache_new(kind: str, key: str) -> str:

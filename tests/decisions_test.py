@@ -106,6 +106,9 @@ class Check(HarnessCase):
 		entry; passed, or where it failed; each step's time."""
 		def verdict():
 			return harness_util.file_text(os.path.join(self.env['OUT'], 'check.time'))
+		# apt's downloads are no entry.
+		lists = os.path.join(self.env['XDG_CACHE_HOME'], 'cn-proc-timestamps', 'apt', 'sid')
+		os.makedirs(os.path.join(lists, 'lists'))
 		self.check()
 		self.assertRegex(verdict(), r'^make check \(KERNEL=all\) at \S+, cold: passed in '
 				 r'0m\ds \(per-file diffs 0m\ds, unit tests 0m\ds, mails 0m\ds, ')
