@@ -127,11 +127,18 @@ def series_patches(series_dir: str) -> List[str]:
 	return out
 
 
+# The file whose code the boot test's base keeps as the line ships it.
+BASE_KEEPS = 'drivers/connector/cn_proc.c'
+
+
 def base_patches(series_dir: str) -> List[str]:
-	"""What the boot test's base kernel has of the series: its first patch
-	(patch 1 adds ktime_stamp_ns(), which nothing calls yet; patch 2 is the
-	fix under test, and cn_proc is as in the pristine tree)."""
-	return series_patches(series_dir)[:1]
+	"""What the boot test's base kernel has of the series, in its order:
+	the patches that leave cn_proc.c as the line ships it (the connector's
+	helper and ktime_stamp_ns(), which nothing calls yet, and the
+	selftests), so that base's cn_proc, its listener count and its stamps,
+	are the line's, and its build shares the headers the series changes."""
+	return [p for p in series_patches(series_dir)
+		if f'\n+++ b/{BASE_KEEPS}\n' not in file_text(p)]
 
 
 def kunit_cases(patches: Sequence[str]) -> List[str]:

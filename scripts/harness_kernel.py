@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """From a kernel line to a bootable image: the line's private tree
-(pristine, at the series' first patch, at the whole series or at a
-mutant), its configurations, its builds, and the image cache.
+(pristine, at base, at the whole series or at a mutant), its
+configurations, its builds, and the image cache.
 
 A kernel is (ARCH, FLAVOUR, VARIANT) of a line: configs/arch/ARCH.py and
-configs/flavours/FLAVOUR.config on tinyconfig, built as base (the tree
-with the series' first patch: ktime_stamp_ns() added, called nowhere,
-cn_proc as in the pristine tree), patched (the whole series) or a mutant
+configs/flavours/FLAVOUR.config on tinyconfig, built as base (the
+series' patches that leave cn_proc.c as the line ships it:
+harness_config.base_patches()), patched (the whole series) or a mutant
 (tests/mutants/NAME.patch on the series). The variants of one
 architecture and flavour share a build directory: base first, the others
-incremental rebuilds (patch 2 changes cn_proc.c and the uapi cn_proc.h
-only). The pristine tree is built only by the static checks. Images are
+incremental rebuilds (the rest of the series changes the connector and
+the uapi cn_proc.h, not the headers nearly every object includes). The pristine tree is built only by the static checks. Images are
 cached under image_id(), the key of all they are built from, so that
 another clone or a rerun boots them unbuilt.
 """
@@ -60,6 +60,10 @@ def series_digest(patches: Iterable[str]) -> str:
 	return cache_key(*parts)
 
 
+# The tree's quilt series files (QUILT_SERIES): the whole series, and
+# base's (base_patches(), in the series' order).
+SERIES, BASE_SERIES = 'series', 'series.base'
+
 # With --no-cache, the trees this process has copied afresh (with their
 # build directories gone): once each, however many commands use them.
 _made_afresh = set()
@@ -69,9 +73,9 @@ class Tree:
 	"""A line's private tree, OUT/LINE/tree: a copy of KSRC (which is never
 	touched) or of the Debian package's source in the cache (hard-linked
 	where the file system allows: quilt and patch replace a file they
-	change, never write into it): pristine, at base (the series' first
-	patch), at the whole series, or at the series plus a test-only overlay
-	(a mutant)."""
+	change, never write into it): pristine, at base (base_patches(), quilt's
+	series.base), at the whole series, or at the series plus a test-only
+	overlay (a mutant)."""
 
 	def __init__(self, line: KernelLine, opts: Options):
 		self.line = line
@@ -86,6 +90,8 @@ class Tree:
 		self.digest = series_digest(self.patches)
 		self.base_digest = series_digest(self.base_patches)
 		self._overlay = os.path.join(self.path, '.cn-proc-overlay')
+		# Which series file quilt applied the tree's patches from.
+		self._series_file = os.path.join(self.path, '.cn-proc-series')
 		self._source: Optional[str] = None
 		os.makedirs(self.logs, exist_ok=True)
 
@@ -160,10 +166,18 @@ class Tree:
 		with open(id_file, 'w') as f:
 			f.write(sid + '\n')
 
-	def _quilt(self, *args: str, check: bool = True,
+	def _quilt(self, *args: str, series: str = SERIES, check: bool = True,
 		   log: Optional[str] = None) -> subprocess.CompletedProcess:
 		return run(['quilt', *args], cwd=self.path, check=check, log=log,
-			   env={'QUILT_PATCHES': 'patches', 'QUILT_PC': '.pc'})
+			   env={'QUILT_PATCHES': 'patches', 'QUILT_PC': '.pc',
+				'QUILT_SERIES': series})
+
+	def _stack(self, series: str) -> List[str]:
+		return self.base_patches if series == BASE_SERIES else self.patches
+
+	def _current_series(self) -> str:
+		return file_text(self._series_file).strip() \
+			if os.path.isfile(self._series_file) else SERIES
 
 	def _stamps(self) -> Dict[str, Tuple[Optional[str], int]]:
 		"""Each file the series or an overlay touches: (its content's
@@ -229,19 +243,21 @@ class Tree:
 			   os.stat(os.path.join(self.path, f)).st_mtime_ns != before[f][1]:
 				self._set_mtime(os.path.join(self.path, f), before[f][1])
 
-	def _applied(self) -> Optional[int]:
-		"""How many patches of the line's series are applied; None if the
-		tree carries another series (or a broken quilt state)."""
+	def _applied(self, series: str) -> Optional[int]:
+		"""How many patches of SERIES (a series file of the tree's) are
+		applied; None if the tree carries another series, the same applied
+		from its other series file, or a broken quilt state."""
 		pc = os.path.join(self.path, '.pc')
 		if not os.path.isdir(pc):
 			return 0
 		applied = os.path.join(self.path, 'patches')
-		if not os.path.isfile(os.path.join(applied, 'series')) or \
-		   series_digest(series_patches(applied)) != self.digest:
+		if not os.path.isfile(os.path.join(applied, SERIES)) or \
+		   series_digest(series_patches(applied)) != self.digest or \
+		   self._current_series() != series:
 			return None
 		stack = os.path.join(pc, 'applied-patches')
 		names = file_text(stack).split() if os.path.isfile(stack) else []
-		want = [os.path.basename(p) for p in self.patches]
+		want = [os.path.relpath(p, self.line.series_dir) for p in self._stack(series)]
 		return len(names) if names == want[:len(names)] else None
 
 	def _remove_overlay(self) -> None:
@@ -257,18 +273,22 @@ class Tree:
 	def _pop_all(self) -> None:
 		"""No patch applied, no quilt state: the pristine source."""
 		if os.path.isdir(os.path.join(self.path, '.pc')) and \
-		   self._quilt('pop', '-a', '-q', check=False).returncode:
+		   self._quilt('pop', '-a', '-q', series=self._current_series(),
+			       check=False).returncode:
 			raise HarnessError(f'quilt pop -a failed in {self.path}; '
 					   'delete it and rerun')
 		shutil.rmtree(os.path.join(self.path, 'patches'), ignore_errors=True)
 		shutil.rmtree(os.path.join(self.path, '.pc'), ignore_errors=True)
+		if os.path.isfile(self._series_file):
+			os.remove(self._series_file)
 
-	def _apply(self, n: int) -> None:
-		"""The first N patches of the line's series applied with quilt,
-		exactly (--fuzz=0), and no overlay. A patch that does not apply
-		leaves the tree pristine and fails naming it."""
+	def _apply(self, n: int, series: str = SERIES) -> None:
+		"""The first N patches of SERIES (the line's whole series, or
+		base's) applied with quilt, exactly (--fuzz=0), and no overlay. A
+		patch that does not apply leaves the tree pristine and fails naming
+		it."""
 		self._remove_overlay()
-		have = self._applied()
+		have = self._applied(series)
 		if have is None:
 			self._pop_all()
 			have = 0
@@ -279,17 +299,26 @@ class Tree:
 		if have == 0:
 			self._pop_all()
 			os.makedirs(applied)
-			shutil.copy(os.path.join(self.line.series_dir, 'series'), applied)
+			shutil.copy(os.path.join(self.line.series_dir, SERIES), applied)
+			with open(os.path.join(applied, BASE_SERIES), 'w') as f:
+				f.writelines(os.path.relpath(p, self.line.series_dir) + '\n'
+					     for p in self.base_patches)
+			# A series may list patches in subdirectories (another posting's).
 			for p in self.patches:
-				shutil.copy(p, applied)
+				dest = os.path.join(applied, os.path.relpath(p, self.line.series_dir))
+				os.makedirs(os.path.dirname(dest), exist_ok=True)
+				shutil.copy(p, dest)
+			with open(self._series_file, 'w') as f:
+				f.write(series + '\n')
 		if have > n:
-			if self._quilt('pop', '-q', str(have - n), check=False).returncode:
+			if self._quilt('pop', '-q', str(have - n), series=series,
+				       check=False).returncode:
 				raise HarnessError(f'quilt pop failed in {self.path}; '
 						   'delete it and rerun')
 		elif have < n:
 			log = os.path.join(self.logs, 'quilt-push.log')
-			if self._quilt('push', '--fuzz=0', str(n - have), check=False,
-				       log=log).returncode:
+			if self._quilt('push', '--fuzz=0', str(n - have), series=series,
+				       check=False, log=log).returncode:
 				text = file_text(log)
 				failed = re.findall(r'^Applying patch (.*)$', text, re.M)
 				rej = re.search(r'FAILED -- rejects in file (.*)$', text, re.M)
@@ -300,10 +329,10 @@ class Tree:
 					f' does not apply with --fuzz=0 to {self.source()}: '
 					f'{rej.group(1) if rej else "see " + log}')
 
-	def _move(self, n: int, overlay: Optional[str] = None) -> None:
+	def _move(self, n: int, overlay: Optional[str] = None, series: str = SERIES) -> None:
 		before = self._stamps()
 		try:
-			self._apply(n)
+			self._apply(n, series)
 			if overlay:
 				self._add_overlay(overlay)
 		finally:
@@ -315,9 +344,9 @@ class Tree:
 		self._move(0)
 
 	def base(self) -> None:
-		"""The boot test's base: the series' first patch, which adds
-		ktime_stamp_ns() and calls it nowhere (harness_config.base_patches())."""
-		self._move(len(self.base_patches))
+		"""The boot test's base: the series' patches that leave cn_proc.c as
+		the line ships it (harness_config.base_patches())."""
+		self._move(len(self.base_patches), series=BASE_SERIES)
 
 	def patched(self) -> None:
 		"""The whole series."""
@@ -604,7 +633,7 @@ class Kernels:
 		"""The key of everything an image is built from: the source (the
 		tree's, or TREE_ID), the .config (the build directory's, or
 		CONFIG's text), the compiler, the make command, what the entry
-		holds, and what it has of the series: the first patch for base,
+		holds, and what it has of the series: base's patches for base,
 		the whole series for the others (and a mutant's patch)."""
 		arch = k.arch
 		build = self.build_dir(arch, k.flavour)

@@ -37,26 +37,21 @@ def checkpatch_argv(patch: str) -> List[str]:
 		'--ignore=' + ','.join(CHECKPATCH_IGNORE), patch]
 
 
-def checkpatch_verdict(out: str, backport: bool = False) -> str:
-	"""Why checkpatch's output OUT is not clean, '' if it is. A
-	BACKPORT may have the one warning of its backporter's Signed-off-by
-	after the note (backporting.rst): checkpatch's duplicate signature."""
+def checkpatch_verdict(out: str) -> str:
+	"""Why checkpatch's output OUT is not clean, '' if it is."""
 	if CODESPELL_MISSING in out:
 		return (f'"{CODESPELL_MISSING}": it ran without {CODESPELL_DICTIONARY} '
 			"(Debian's codespell)")
 	if re.search('^' + re.escape(CLEAN), out, re.M):
 		return ''
-	if backport and re.findall(r'^WARNING: (.*)$', out, re.M) == ['Duplicate signature'] and \
-	   re.search(r'^total: 0 errors, 1 warnings, 0 checks,', out, re.M):
-		return ''
 	return 'not clean'
 
 
-def checkpatch(patch: str, tree: str, backport: bool = False) -> str:
+def checkpatch(patch: str, tree: str) -> str:
 	"""checkpatch as NIPA runs it, TREE's, on PATCH: '' if clean (said),
 	else why not, its findings printed."""
 	out = str(run(checkpatch_argv(patch), cwd=tree, capture='all', check=False).stdout)
-	verdict = checkpatch_verdict(out, backport)
+	verdict = checkpatch_verdict(out)
 	name = os.path.relpath(patch, TOP) if patch.startswith(TOP + '/') else \
 		os.path.basename(patch)
 	if verdict:
@@ -66,8 +61,7 @@ def checkpatch(patch: str, tree: str, backport: bool = False) -> str:
 		return verdict
 	total = re.search(r'^total: .*$', out, re.M)
 	note(f'checkpatch (NIPA\'s flags): {os.path.basename(patch)}: '
-	     f'{total.group(0) if total else "?"}'
-	     + ('' if CLEAN in out else " (the 1 warning: the backporter's Signed-off-by)"))
+	     f'{total.group(0) if total else "?"}')
 	return ''
 
 

@@ -372,10 +372,10 @@ KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 
 
 # The selftest's checks of the order the series promises: it reports them
 # SKIP on a kernel whose /proc/kallsyms does not list proc_event_stamps,
-# the stamps' domain of the series' second patch. Every kernel the boot
+# the stamps' domain the series adds to cn_proc.c. Every kernel the boot
 # test boots decides them: the series and its mutants have the domain, and
-# base (the tree with the series' first patch alone) runs the selftest with
-# -a (harness_boot.prog_args()). A SKIP there is a probe that went wrong.
+# base (whose cn_proc is the line's) runs the selftest with -a
+# (harness_boot.prog_args()). A SKIP there is a probe that went wrong.
 ORDER_CHECKS = ('ack_order', 'load_order', 'load_unique')
 
 
@@ -407,7 +407,7 @@ def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List
 	why = boot_problems(reported)
 	why += [Problem('init_error', e, 'init: ' + e) for e in reported.init_errors]
 	why += [Problem('kunit_error', e, 'KUnit: ' + e) for e in reported.kunit_errors]
-	# Every kernel has the series' KUnit cases: base has its first patch.
+	# Every kernel has the series' KUnit cases: base has ktime_stamp_ns()'s.
 	if not any(k.startswith('kunit:') for k in reported.checks):
 		why.append(Problem('no_kunit', '', 'no KUnit results'))
 	# What the boot asked, as the kernel received it: init's parameters,

@@ -13,9 +13,9 @@
     own loader as herd7 is, and a check build in which kbuild ran no
     sparse fails;
   - the premise of the boot test's A/B: the objects that the rest of the
-    series changes and its first patch does not (cn_proc.o) compile to
-    the same code (objdump -dr) in the pristine tree and in the boot
-    test's base, the tree with the first patch;
+    series changes and base does not (cn_proc.o) compile to the same code
+    (objdump -dr) in the pristine tree and in the boot test's base (the
+    series' patches that leave cn_proc.c alone);
   - where the series has the selftest, make -C tools/testing/selftests
     TARGETS=connector builds it in the patched tree, with -Werror, as CI
     systems build it: with gcc and with clang (LLVM=1), for each listener
@@ -48,7 +48,7 @@ from harness_util import (TOP, HarnessError, cache_get, cache_key, cache_made, c
 # W=1.
 CHECK_FLAGS = ('C=2', 'W=1')
 # The variants a check build builds: the pristine tree (the reference of
-# every comparison), base (the boot test's: the series' first patch; only
+# every comparison), base (the boot test's: base_patches(); only
 # the objects whose code must not change) and patched (the whole series).
 VARIANTS = ('pristine', 'base', 'patched')
 
@@ -501,10 +501,9 @@ def git_am_check(tree: Tree) -> None:
 	note(f'git am: {len(tree.patches)} commits, the last: {last}')
 
 
-def checkpatch_check(tree: Tree, backport: bool) -> None:
-	"""checkpatch as NIPA runs it on each patch; a BACKPORT may carry
-	its backporter's Signed-off-by."""
-	if [p for p in tree.patches if checkpatch(p, tree.path, backport)]:
+def checkpatch_check(tree: Tree) -> None:
+	"""checkpatch as NIPA runs it on each patch."""
+	if [p for p in tree.patches if checkpatch(p, tree.path)]:
 		raise HarnessError(f'checkpatch (NIPA\'s flags): {series_name(tree)} is not clean')
 
 
@@ -524,13 +523,13 @@ def netdev_checks(tree: Tree) -> None:
 					   'see above')
 
 
-def patch_checks(tree: Tree, backport: bool) -> None:
+def patch_checks(tree: Tree) -> None:
 	"""checkpatch and netdev's other patch checks, the tree at patched
 	(check_selftest reads it): each one's findings shown before any
 	fails."""
 	tree.move_to('patched')
 	failed: List[str] = []
-	checks: List[Callable[[], None]] = [partial(checkpatch_check, tree, backport),
+	checks: List[Callable[[], None]] = [partial(checkpatch_check, tree),
 							    partial(netdev_checks, tree)]
 	for check in checks:
 		try:
@@ -615,11 +614,12 @@ def objects(tree: Tree, files: Optional[Sequence[str]] = None) -> List[str]:
 
 
 def unchanged_by_base(tree: Tree) -> List[str]:
-	"""The files the rest of the series changes and its first patch does
-	not: the code of their objects must be the same in the pristine tree
-	and at base, or base is no reference for the series' fix."""
-	first = set(patch_files(tree.base_patches))
-	return [f for f in patch_files(tree.patches[len(tree.base_patches):]) if f not in first]
+	"""The files the rest of the series changes and base does not: the
+	code of their objects must be the same in the pristine tree and at
+	base, or base is no reference for the series' fixes."""
+	at_base = set(patch_files(tree.base_patches))
+	rest = [p for p in tree.patches if p not in tree.base_patches]
+	return [f for f in patch_files(rest) if f not in at_base]
 
 
 def variant_objects(tree: Tree, variant: str) -> List[str]:
@@ -855,8 +855,8 @@ def headers_alone(tree: Tree, what: str, out: str) -> None:
 
 def same_code(tree: Tree, arch: Arch, flavour: str) -> None:
 	"""The objdump -dr of each object that base builds the same in the
-	check builds of the pristine tree and of base: the series' first
-	patch changes no instruction and no relocation of them."""
+	check builds of the pristine tree and of base: base's patches change no
+	instruction and no relocation of them."""
 	what = f'{arch.name} {flavour}'
 	for o in variant_objects(tree, 'base'):
 		a, b = (os.path.join(check_dir(tree, arch, flavour, v),
@@ -864,7 +864,7 @@ def same_code(tree: Tree, arch: Arch, flavour: str) -> None:
 			for v in ('pristine', 'base'))
 		if file_text(a) != file_text(b):
 			raise HarnessError(f'{what}: {o} compiles to other code at base (the '
-					   'series\' first patch) than in the pristine tree: '
+					   'series\' patches without cn_proc\'s) than in the pristine tree: '
 					   f'the boot test\'s base is no reference (diff {a} {b})')
 		note(f'{what}: {o}: the same code in the pristine tree and at base '
 		     f'({len(file_text(a).splitlines())} lines of objdump -dr)')
@@ -883,7 +883,7 @@ def checks(tree: Tree, newest: bool) -> List[Step]:
 		('quilt round trip', partial(quilt_round_trip, tree)),
 		('git am', partial(git_am_check, tree)),
 		('netdev\'s patch checks (NIPA\'s): checkpatch, header_inline, source_inline, '
-		 'verify_signedoff, check_selftest', partial(patch_checks, tree, not newest)),
+		 'verify_signedoff, check_selftest', partial(patch_checks, tree)),
 		(f'sparse (Debian {SPARSE_SUITE})', partial(sparse_check, tree))]
 	for v in VARIANTS:
 		steps.append((f'tree at {v}', partial(tree.move_to, v)))

@@ -146,8 +146,9 @@ def terminal_table(judged: Sequence[Judged]) -> List[str]:
 
 
 # Under each table: what base and patched are.
-WHAT_EACH_KERNEL_IS = ("base: the tree with the series' first patch (ktime_stamp_ns(), "
-		       "called by nothing; cn_proc as in the pristine tree); patched: the whole "
+WHAT_EACH_KERNEL_IS = ("base: the series' patches that leave cn_proc.c alone (the "
+		       "connector's helper and ktime_stamp_ns(), called by nothing; cn_proc, "
+		       "its listener count included, as the line ships it); patched: the whole "
 		       "series.")
 
 

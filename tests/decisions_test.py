@@ -263,12 +263,17 @@ class DefaultLine(unittest.TestCase):
 
 
 def fake_tree(case, files=()):
-	"""A Tree of a line whose series is two patches made here."""
+	"""A Tree of a line whose series is two patches made here, the second
+	changing cn_proc.c (so base has the first alone)."""
 	d = temp_dir(case)
 	series = os.path.join(d, 'series-dir')
 	os.makedirs(series)
 	for p in ('0001-x.patch', '0002-y.patch'):
 		patch_with(os.path.join(series, p), '\nSigned-off-by: A <a@example.org>')
+	with open(os.path.join(series, '0002-y.patch'), 'a') as f:
+		f.write('diff --git a/drivers/connector/cn_proc.c b/drivers/connector/cn_proc.c\n'
+			'--- a/drivers/connector/cn_proc.c\n+++ b/drivers/connector/cn_proc.c\n'
+			'@@ -1 +1 @@\n-a\n+b\n')
 	with open(os.path.join(series, 'series'), 'w') as f:
 		f.write('0001-x.patch\n0002-y.patch\n')
 	line = harness_config.KernelLine('7.3', 'linux-source-7.3', 'trixie-backports', series, ())
@@ -448,13 +453,13 @@ class Kunit(HarnessCase):
 
 
 class Checkpatch(unittest.TestCase):
-	def checkpatch(self, output, line='7.3', newest='7.3'):
+	def checkpatch(self, output):
 		tree, opts = fake_tree(self)
 		with mock.patch.object(harness_patches, 'run',
 				       lambda argv, **kw: completed(argv, 0 if 'total: 0 errors, 0 w' in output else 1,
 								    output)), quiet():
 			try:
-				harness_static.checkpatch_check(tree, backport=line != newest)
+				harness_static.checkpatch_check(tree)
 			except HarnessError:
 				return False
 		return True
@@ -471,16 +476,10 @@ class Checkpatch(unittest.TestCase):
 						 'total: 1 errors, 0 warnings, 0 checks, 40 lines checked\n'))
 		self.assertFalse(self.checkpatch('Usage: checkpatch.pl\n'))
 
-	def test_the_backporters_signature_passes_on_a_backport_only(self):
+	def test_a_duplicate_signature_fails_on_a_backport_too(self):
+		"""A backport carries one Signed-off-by, after its note."""
 		out = 'WARNING: Duplicate signature\ntotal: 0 errors, 1 warnings, 0 checks, 40 lines checked\n'
-		self.assertTrue(self.checkpatch(out, line='6.1'))
-		self.assertFalse(self.checkpatch(out, line='7.3'))
-		self.assertFalse(self.checkpatch('WARNING: Duplicate signature\nWARNING: other\n'
-						 'total: 0 errors, 2 warnings, 0 checks, 40 lines checked\n', line='6.1'))
-		# One warning, not the signature's.
-		self.assertFalse(self.checkpatch('WARNING: line length of 81 exceeds 80 columns\n'
-						 'total: 0 errors, 1 warnings, 0 checks, 40 lines checked\n',
-						 line='6.1'))
+		self.assertFalse(self.checkpatch(out))
 
 
 	def test_codespell_without_its_dictionary_fails(self):
@@ -855,15 +854,36 @@ class StaticComparisons(unittest.TestCase):
 		# Code the series changes on purpose is no failure.
 		self.assertTrue(self.run_all(code=('x86_64', 'patched', 'drivers/connector/cn_proc.o')))
 
-	def test_the_objects_the_fix_changes_and_the_first_patch_does_not(self):
+	def test_the_objects_the_fix_changes_and_base_does_not(self):
 		tree, opts = fake_tree(self)
 		for p, files in zip(tree.patches, (['include/linux/timekeeping.h', 'kernel/time/timekeeping.c'],
 						   ['drivers/connector/cn_proc.c', 'include/uapi/linux/cn_proc.h',
 						    'kernel/time/timekeeping.c'])):
 			with open(p, 'a') as f:
 				f.write(''.join(f'--- a/{x}\n+++ b/{x}\n@@ -1 +1 @@\n-a\n+b\n' for x in files))
+		tree.base_patches = harness_config.base_patches(tree.line.series_dir)
 		self.assertEqual(harness_static.unchanged_by_base(tree),
 				 ['drivers/connector/cn_proc.c', 'include/uapi/linux/cn_proc.h'])
+
+	def test_base_is_the_patches_that_leave_cn_proc_alone(self):
+		"""In the series' order, wherever they are: a fix of cn_proc.c
+		before them, a change to it between them."""
+		d = temp_dir(self)
+		touched = {'net/0001-fix.patch': ['drivers/connector/cn_proc.c', 'drivers/connector/connector.c'],
+			   'net/0002-test.patch': ['tools/testing/selftests/connector/proc_listeners.c'],
+			   '0001-helper.patch': ['drivers/connector/connector.c'],
+			   '0002-stamp.patch': ['drivers/connector/cn_proc.c'],
+			   '0003-time.patch': ['kernel/time/timekeeping.c']}
+		for name, files in touched.items():
+			os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+			with open(os.path.join(d, name), 'w') as f:
+				f.write('Subject: x\n\n---\n' + ''.join(
+					f'diff --git a/{x} b/{x}\n--- a/{x}\n+++ b/{x}\n@@ -1 +1 @@\n-a\n+b\n'
+					for x in files))
+		with open(os.path.join(d, 'series'), 'w') as f:
+			f.write(''.join(n + '\n' for n in touched))
+		self.assertEqual([os.path.relpath(p, d) for p in harness_config.base_patches(d)],
+				 ['net/0002-test.patch', '0001-helper.patch', '0003-time.patch'])
 
 	def test_no_object_of_tools(self):
 		"""A kselftest patch's .c files are not kbuild's, even where its
@@ -1516,16 +1536,17 @@ def git_patch(old, new, subject='x: Change it', path='kernel/x.c'):
 
 
 class TreeStates(unittest.TestCase):
-	"""The line's tree pristine, at base (the series' first patch), at the
-	whole series (applied exactly, reapplied when the series changes) and
-	at a mutant, with quilt and patch on a tree of two files, a header
-	(include/x.h, patch 1's) and kernel/x.c (patch 2's); and the mtimes
-	Kbuild decides by."""
+	"""The line's tree pristine, at base (the series' patches that leave
+	cn_proc.c alone: patch 1), at the whole series (applied exactly,
+	reapplied when the series changes) and at a mutant, with quilt and
+	patch on a tree of two files, a header (include/x.h, patch 1's) and
+	drivers/connector/cn_proc.c (patch 2's); and the mtimes Kbuild decides
+	by."""
 
 	def setUp(self):
 		d = temp_dir(self)
 		self.ksrc = os.path.join(d, 'linux')
-		for f, text in (('Makefile', 'VERSION = 7\nPATCHLEVEL = 3\n'), ('kernel/x.c', 'base\n'),
+		for f, text in (('Makefile', 'VERSION = 7\nPATCHLEVEL = 3\n'), ('drivers/connector/cn_proc.c', 'base\n'),
 				('include/x.h', 'header\n')):
 			os.makedirs(os.path.dirname(os.path.join(self.ksrc, f)), exist_ok=True)
 			with open(os.path.join(self.ksrc, f), 'w') as fh:
@@ -1537,7 +1558,7 @@ class TreeStates(unittest.TestCase):
 		self.opts = harness_config.Options(out=os.path.join(d, 'out'), ksrc=self.ksrc)
 		self.mutant = os.path.join(d, 'mutant.patch')
 		with open(self.mutant, 'w') as f:
-			f.write('--- a/kernel/x.c\n+++ b/kernel/x.c\n@@ -1 +1 @@\n-series\n+mutant\n')
+			f.write('--- a/drivers/connector/cn_proc.c\n+++ b/drivers/connector/cn_proc.c\n@@ -1 +1 @@\n-series\n+mutant\n')
 		self.tree = harness_kernel.Tree(line, self.opts)
 		with quiet():
 			self.tree.prepare()
@@ -1546,13 +1567,13 @@ class TreeStates(unittest.TestCase):
 		with open(os.path.join(self.series, '0001-h.patch'), 'w') as f:
 			f.write(git_patch('header', header, 'h: Declare it', 'include/x.h'))
 		with open(os.path.join(self.series, '0002-x.patch'), 'w') as f:
-			f.write(git_patch(old, new))
+			f.write(git_patch(old, new, path='drivers/connector/cn_proc.c'))
 		with open(os.path.join(self.series, 'series'), 'w') as f:
 			f.write('0001-h.patch\n0002-x.patch\n')
 
 	def state(self):
 		return tuple(harness_util.file_text(os.path.join(self.tree.path, f)).strip()
-			     for f in ('include/x.h', 'kernel/x.c'))
+			     for f in ('include/x.h', 'drivers/connector/cn_proc.c'))
 
 	def mtime(self, f):
 		return os.stat(os.path.join(self.tree.path, f)).st_mtime_ns
@@ -1579,8 +1600,29 @@ class TreeStates(unittest.TestCase):
 			self.tree.move_to('patched')
 			self.tree.move_to('pristine')
 			self.assertEqual(self.state(), ('header', 'base'))
-		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'kernel/x.c')), 'base\n')
+		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'drivers/connector/cn_proc.c')), 'base\n')
 		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'include/x.h')), 'header\n')
+
+	def test_base_leaves_out_a_fix_of_cn_proc_before_it(self):
+		"""A series with another posting's fix of cn_proc.c first, in a
+		subdirectory: base applies the header's patch alone, from its own
+		series file, and patched everything, in either order."""
+		os.makedirs(os.path.join(self.series, 'net'))
+		with open(os.path.join(self.series, 'net', '0001-fix.patch'), 'w') as f:
+			f.write(git_patch('base', 'fixed', path='drivers/connector/cn_proc.c'))
+		with open(os.path.join(self.series, '0002-x.patch'), 'w') as f:
+			f.write(git_patch('fixed', 'series', path='drivers/connector/cn_proc.c'))
+		with open(os.path.join(self.series, 'series'), 'w') as f:
+			f.write('net/0001-fix.patch\n0001-h.patch\n0002-x.patch\n')
+		tree = harness_kernel.Tree(self.tree.line, self.opts)
+		with quiet():
+			for state, want in (('patched', ('header first', 'series')),
+					    ('base', ('header first', 'base')),
+					    ('patched', ('header first', 'series')),
+					    ('pristine', ('header', 'base')),
+					    ('base', ('header first', 'base'))):
+				tree.move_to(state)
+				self.assertEqual(self.state(), want, state)
 
 	def test_a_changed_series_is_applied_again(self):
 		with quiet():
@@ -1592,7 +1634,7 @@ class TreeStates(unittest.TestCase):
 
 	def test_a_series_that_does_not_apply_fails_and_leaves_it_pristine(self):
 		with open(os.path.join(self.series, '0003-y.patch'), 'w') as f:
-			f.write(git_patch('not there', 'more'))
+			f.write(git_patch('not there', 'more', path='drivers/connector/cn_proc.c'))
 		with open(os.path.join(self.series, 'series'), 'a') as f:
 			f.write('0003-y.patch\n')
 		tree = harness_kernel.Tree(self.tree.line, self.opts)
@@ -1616,15 +1658,15 @@ class TreeStates(unittest.TestCase):
 		with quiet():
 			self.tree.base()
 			self.age()
-			header, source = self.mtime('include/x.h'), self.mtime('kernel/x.c')
+			header, source = self.mtime('include/x.h'), self.mtime('drivers/connector/cn_proc.c')
 			built = time.time_ns() - 1
 			self.tree.patched()
 			self.assertEqual(self.mtime('include/x.h'), header)
-			self.assertGreater(self.mtime('kernel/x.c'), built)
+			self.assertGreater(self.mtime('drivers/connector/cn_proc.c'), built)
 			self.age()
 			header, built = self.mtime('include/x.h'), time.time_ns() - 1
-			self.tree.base()	# quilt restores kernel/x.c with its old mtime
-			self.assertGreater(self.mtime('kernel/x.c'), built)
+			self.tree.base()	# quilt restores drivers/connector/cn_proc.c with its old mtime
+			self.assertGreater(self.mtime('drivers/connector/cn_proc.c'), built)
 			self.assertEqual(self.mtime('include/x.h'), header)
 			# The series applied again (another patch 2): the header
 			# patch 1 changes, as every object includes it, keeps its time.
@@ -1644,14 +1686,14 @@ class TreeStates(unittest.TestCase):
 			self.tree.patched()
 		built = time.time_ns() - 1
 
-		def restore(n):
-			p = os.path.join(self.tree.path, 'kernel/x.c')
+		def restore(n, series):
+			p = os.path.join(self.tree.path, 'drivers/connector/cn_proc.c')
 			with open(p, 'w') as f:
 				f.write('base\n')
 			os.utime(p, ns=(0, 0))
 		with mock.patch.object(self.tree, '_apply', restore):
 			self.tree.base()
-		self.assertGreater(self.mtime('kernel/x.c'), built)
+		self.assertGreater(self.mtime('drivers/connector/cn_proc.c'), built)
 
 	def test_the_static_checks_tour_leaves_what_it_restored_as_it_was(self):
 		"""Pristine, base and patched in turn for the check builds: the header
@@ -1660,23 +1702,23 @@ class TreeStates(unittest.TestCase):
 		with quiet():
 			self.tree.patched()
 			self.age()
-			header, source = self.mtime('include/x.h'), self.mtime('kernel/x.c')
+			header, source = self.mtime('include/x.h'), self.mtime('drivers/connector/cn_proc.c')
 			built = time.time_ns() - 1
 			with self.tree.check_builds_only():
 				self.tree.pristine()
 				self.assertGreater(self.mtime('include/x.h'), built)
-				self.assertGreater(self.mtime('kernel/x.c'), built)
+				self.assertGreater(self.mtime('drivers/connector/cn_proc.c'), built)
 				pristine = time.time_ns() - 1
 				self.tree.base()
 				self.assertGreater(self.mtime('include/x.h'), pristine)
 				self.tree.patched()
-			self.assertEqual((self.mtime('include/x.h'), self.mtime('kernel/x.c')), (header, source))
+			self.assertEqual((self.mtime('include/x.h'), self.mtime('drivers/connector/cn_proc.c')), (header, source))
 			# Left at another state, a changed file stays new.
 			with self.tree.check_builds_only():
 				self.tree.pristine()
 				self.tree.base()
 			self.assertEqual(self.mtime('include/x.h'), header)
-			self.assertGreater(self.mtime('kernel/x.c'), built)
+			self.assertGreater(self.mtime('drivers/connector/cn_proc.c'), built)
 			# Left by an error: nothing restored.
 			self.tree.patched()
 			self.age()
