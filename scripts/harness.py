@@ -217,7 +217,8 @@ def mails_handler(s: Session) -> int:
 		base = harness_mails.poster_tree(s.opts.ksrc, s.newest)
 	else:
 		base = harness_mails.debian_repo(s.source())
-	return harness_mails.mails(s.newest, base, s.opts.out, poster)
+	harness_mails.mails(s.newest, base, s.opts.out, poster)
+	return 0
 
 
 def mails_check_handler(s: Session) -> int:

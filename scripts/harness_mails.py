@@ -40,6 +40,7 @@ get_maintainer.pl as here (doc/posting.txt).
 """
 
 import dataclasses
+import difflib
 import email.message
 import email.parser
 import email.utils
@@ -58,13 +59,26 @@ from harness_util import TOP, HarnessError, cache_adopt, cache_new, cache_path, 
 # The series' version, the one place it is kept: every subject's
 # "[PATCH vN n/M]"; the cover letter's newest changelog must be "Changes
 # since v(N-1):".
-VERSION = 7
+VERSION = 8
 # netdev's tree tag in the subject ("net-next"), were netdev to take the
 # series; tip takes it (timers/core, with netdev's ack): none.
 TREE_TAG = ''
 COVER_LETTER = os.path.join(TOP, 'patches', '0000-cover-letter.patch')
+COVER_NAME = '0000-cover-letter.patch'
 # Lists the series is sent to whatever get_maintainer.pl says.
 EXTRA_CC = ('linux-api@vger.kernel.org',)
+# The quilt series holds more than one posting: the patches in a
+# directory of it are one, sent before the series with a cover letter of
+# their own there. (tree tag, version: 1 has no "vN" and no changelog,
+# lists Cc'd whatever get_maintainer.pl says) of each such directory:
+# net, the fix of the listener count, as netdev takes fixes, with its
+# selftest. The series' own directory's is TREE_TAG, VERSION, EXTRA_CC.
+OTHER_POSTINGS = {'net': ('net', 1, ())}
+# A posting's report for the kernel's security team (security-bugs.rst),
+# plain text beside its cover letter, written with the recipients in a
+# temporary section that its sender removes.
+REPORT_NAME = 'report.txt'
+SECURITY_TEAM = 'security@kernel.org'
 SOB = re.compile(r'^Signed-off-by: (.*)$', re.M)
 # get_maintainer.pl as b4's auto-to-cc asks it: no git history, no roles.
 GET_MAINTAINER = ('--nogit', '--nogit-fallback', '--nogit-chief-penguins', '--norolestats')
@@ -135,16 +149,62 @@ def cover_text(path: str = COVER_LETTER) -> Tuple[str, str]:
 	return subject, (body[:m.start()] if m else body).rstrip('\n') + '\n'
 
 
-def subject_prefix(version: int = VERSION) -> str:
-	"""What every subject's brackets hold before n/M."""
-	return ' '.join(filter(None, ['PATCH', TREE_TAG, f'v{version}']))
+def subject_prefix(version: int = VERSION, tag: str = TREE_TAG) -> str:
+	"""What every subject's brackets hold before n/M: no "v1"."""
+	return ' '.join(filter(None, ['PATCH', tag, f'v{version}' if version > 1 else '']))
+
+
+@dataclasses.dataclass(frozen=True)
+class Posting:
+	"""The series' patches in one of its directories, posted together with
+	the cover letter there."""
+	directory: str			# relative to the series' ('' for its own)
+	patches: Tuple[str, ...]
+	cover: str
+	tag: str
+	version: int
+	extra_cc: Tuple[str, ...]
+
+	@property
+	def prefix(self) -> str:
+		return subject_prefix(self.version, self.tag)
+
+	@property
+	def report(self) -> str:
+		"""Its report for the security team, '' if it has none."""
+		path = os.path.join(os.path.dirname(self.cover), REPORT_NAME)
+		return path if os.path.isfile(path) else ''
+
+
+def postings(series_dir: str) -> List[Posting]:
+	"""SERIES_DIR's series as postings, in its order: the patches of each
+	directory of OTHER_POSTINGS, then the series' own; a patch elsewhere,
+	or a posting's patches not together, is refused."""
+	patches = series_patches(series_dir)
+	dirs = [os.path.dirname(os.path.relpath(p, series_dir)) for p in patches]
+	out = []
+	for d in dict.fromkeys(dirs):
+		if d and d not in OTHER_POSTINGS:
+			raise HarnessError(f'{os.path.relpath(series_dir, TOP)}/series: {d}/ is no '
+					   f'posting (OTHER_POSTINGS: {", ".join(OTHER_POSTINGS)})')
+		have = [p for p, pd in zip(patches, dirs) if pd == d]
+		if patches[patches.index(have[0]):][:len(have)] != have:
+			raise HarnessError(f'{os.path.relpath(series_dir, TOP)}/series: the patches '
+					   f'of {d or "the series"} are not together')
+		tag, version, cc = OTHER_POSTINGS[d] if d else (TREE_TAG, VERSION, EXTRA_CC)
+		out.append(Posting(d, tuple(have), os.path.join(series_dir, d, COVER_NAME), tag,
+				   version, tuple(cc)))
+	return out
 
 
 def check_version(path: str = COVER_LETTER, version: int = VERSION) -> None:
-	"""The cover letter's newest changelog is "Changes since v(VERSION-1):",
-	and its subject names no other version."""
+	"""The cover letter's newest changelog is "Changes since v(VERSION-1):"
+	(none at version 1), and its subject names no other version."""
 	since = [int(v) for v in re.findall(r'^Changes since v(\d+):', file_text(path), re.M)]
-	if not since or max(since) != version - 1:
+	if version == 1 and since:
+		raise HarnessError(f'{os.path.relpath(path, TOP)} has "Changes since '
+				   f'v{max(since)}:", and its posting is the first')
+	if version > 1 and (not since or max(since) != version - 1):
 		said = f'"Changes since v{max(since)}:"' if since else 'no "Changes since vN:"'
 		raise HarnessError(f'{os.path.relpath(path, TOP)} has {said}, and the series is '
 				   f'v{version} (VERSION, scripts/harness_mails.py): its changelog '
@@ -198,8 +258,8 @@ def named(tree: str, patches: Sequence[str]) -> List[str]:
 	return found
 
 
-def recipients(tree: str, patches: Sequence[str],
-		       cover: str = COVER_LETTER) -> Tuple[List[str], List[str]]:
+def recipients(tree: str, patches: Sequence[str], cover: str = COVER_LETTER,
+	       extra_cc: Sequence[str] = EXTRA_CC) -> Tuple[List[str], List[str]]:
 	"""To: get_maintainer.pl's maintainers and reviewers; Cc: its lists,
 	the cover letter's own addresses and EXTRA_CC; each once."""
 	roles = {role: get_maintainer(tree, patches, flags) for role, flags in ROLES}
@@ -207,7 +267,7 @@ def recipients(tree: str, patches: Sequence[str],
 	cc: List[str] = []
 	seen = set()
 	for where, addresses in ((to, roles['maintainer'] + roles['reviewer']),
-				 (cc, roles['list'] + cover_addresses(cover) + list(EXTRA_CC))):
+				 (cc, roles['list'] + cover_addresses(cover) + list(extra_cc))):
 		for a in addresses:
 			if addr_of(a) not in seen:
 				seen.add(addr_of(a))
@@ -373,17 +433,66 @@ def apply_series(work: str, patches: Sequence[str], ident: Identity, ph: Identit
 			    quiet=True)
 
 
-Written = Tuple[str, List[str], List[str], List[str]]
+@dataclasses.dataclass
+class Written:
+	"""A posting's mails (the cover letter first), their To: and Cc:, and
+	its report for the security team ('' if none)."""
+	posting: Posting
+	mails: List[str]
+	to: List[str]
+	cc: List[str]
+	report: str = ''
 
 
-def write_mails(line: KernelLine, base: Base, out: str, ident: Identity, ph: Identity) -> Written:
-	"""The mails in OUT/mails, one a file, the cover letter first, made in
-	OUT/mails-work (a clone of BASE's repository); that clone, the mails,
-	their To: and their Cc:."""
+def mails_dir(out: str, posting: Posting) -> str:
+	"""OUT/mails for the series, OUT/mails/DIR for another posting."""
+	return os.path.join(out, 'mails', posting.directory)
+
+
+def cover_letter(mail: str, posting: Posting) -> None:
+	"""git format-patch's cover letter template MAIL made POSTING's: the
+	subject and text of its stored cover letter, git's shortlog and
+	diffstat."""
+	subject, body = cover_text(posting.cover)
+	text = file_text(mail)
+	if '*** SUBJECT HERE ***' not in text or '*** BLURB HERE ***' not in text:
+		raise HarnessError(f'git format-patch wrote no cover letter template in {mail}')
+	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***\n', body)
+	with open(mail, 'w') as f:
+		f.write(text)
+
+
+def write_report(work: str, posting: Posting, out: str) -> str:
+	"""POSTING's report for the security team in OUT, plain text, after a
+	temporary section saying to whom it and the mails go (security-bugs.rst:
+	the maintainers alone for the report, with the security team; the
+	maintainers and the lists for the patches), for its sender to remove;
+	its path."""
+	maintainers = get_maintainer(work, list(posting.patches), ROLES[0][1])
+	temp = ['[ Remove this section before sending. Send this report in plain text',
+		'  (Documentation/process/email-clients.rst) to the maintainers only:',
+		*[f'    {a}' for a in maintainers], f'  Cc: {SECURITY_TEAM}',
+		'  and the patches of this directory to their To: and Cc:, but a patch that',
+		'  reproduces the bug (a selftest) only once the maintainers or the',
+		'  security team agree to its publication. ]', '']
+	path = os.path.join(out, REPORT_NAME)
+	with open(path, 'w') as f:
+		f.write('\n'.join(temp) + '\n' + file_text(posting.report))
+	return path
+
+
+def write_mails(line: KernelLine, base: Base, out: str, ident: Identity,
+		ph: Identity) -> Tuple[str, List[Written]]:
+	"""Each posting's mails in OUT/mails (another posting's in its
+	directory), one a file, the cover letter first, made in OUT/mails-work
+	(a clone of BASE's repository) with the postings applied in turn, each
+	later one naming the earlier ones' patches in prerequisite-patch-id:;
+	that clone and what was written."""
+	posts = postings(line.series_dir)
+	for p in posts:
+		check_version(p.cover, p.version)
 	patches = series_patches(line.series_dir)
-	cover = os.path.join(line.series_dir, '0000-cover-letter.patch')
-	check_version(cover)
-	work, mails = os.path.join(out, 'mails-work'), os.path.join(out, 'mails')
+	work = os.path.join(out, 'mails-work')
 	sparse_clone(base.repo, work, patch_files(patches))
 	git(work, 'checkout', '-q', '--detach', base.commit, quiet=True)
 	where = f'{base.repo} at {base.commit[:12]}'
@@ -393,24 +502,23 @@ def write_mails(line: KernelLine, base: Base, out: str, ident: Identity, ph: Ide
 			', '.join(os.path.basename(p) for p in have)
 		raise HarnessError(f'{where} already carries {what}: give make mails a tree '
 				   'without it (KSRC, its base)')
-	apply_series(work, patches, ident, ph, where)
-	to, cc = recipients(work, patches, cover)
-	shutil.rmtree(mails, ignore_errors=True)
-	git(work, 'format-patch', '-q', '--cover-letter', '--notes',
-	    f'--subject-prefix={subject_prefix()}', '-o', mails,
-	    *([f'--base={base.commit}'] if base.posted else []),
-	    *[f'--to={a}' for a in to], *[f'--cc={a}' for a in cc],
-	    f'{base.commit}..HEAD', ident=ident, quiet=True)
-	out_files = sorted(os.path.join(mails, f) for f in os.listdir(mails))
-	subject, body = cover_text(cover)
-	text = file_text(out_files[0])
-	if '*** SUBJECT HERE ***' not in text or '*** BLURB HERE ***' not in text:
-		raise HarnessError('git format-patch wrote no cover letter template in '
-				   f'{out_files[0]}')
-	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***\n', body)
-	with open(out_files[0], 'w') as f:
-		f.write(text)
-	return work, out_files, to, cc
+	shutil.rmtree(os.path.join(out, 'mails'), ignore_errors=True)
+	written = []
+	for p in posts:
+		start = git(work, 'rev-parse', 'HEAD', capture='stdout', quiet=True).stdout.strip()
+		apply_series(work, p.patches, ident, ph, where)
+		to, cc = recipients(work, p.patches, p.cover, p.extra_cc)
+		d = mails_dir(out, p)
+		git(work, 'format-patch', '-q', '--cover-letter', '--notes',
+		    f'--subject-prefix={p.prefix}', '-o', d,
+		    *([f'--base={base.commit}'] if base.posted else []),
+		    *[f'--to={a}' for a in to], *[f'--cc={a}' for a in cc],
+		    f'{start}..HEAD', ident=ident, quiet=True)
+		files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith('.patch'))
+		cover_letter(files[0], p)
+		report = write_report(work, p, d) if p.report else ''
+		written.append(Written(p, files, to, cc, report))
+	return work, written
 
 
 # What the receivers read ---------------------------------------------------
@@ -451,12 +559,13 @@ def check_recipients(mails: Sequence[str], named: Sequence[str], to: Sequence[st
 	return wrong
 
 
-def check_subjects(mails: Sequence[str], version: int = VERSION) -> List[str]:
-	"""Each mail's subject "[PATCH vN n/M] ", n its place, M the patches."""
+def check_subjects(mails: Sequence[str], prefix: str = '') -> List[str]:
+	"""Each mail's subject "[PREFIX n/M] " (PREFIX: subject_prefix()'s by
+	default), n its place, M the patches."""
 	wrong = []
 	for i, m in enumerate(mails):
 		subject = ' '.join(str(header(m)['Subject'] or '').split())
-		want = f'[{subject_prefix(version)} {i}/{len(mails) - 1}] '
+		want = f'[{prefix or subject_prefix()} {i}/{len(mails) - 1}] '
 		if not subject.startswith(want):
 			wrong.append(f'{os.path.basename(m)}: the subject {subject!r} '
 					     f'does not start {want!r}')
@@ -521,24 +630,27 @@ def check_sent(mails: Sequence[str], sent: Dict[str, List[str]], ident: Identity
 	return wrong
 
 
-def check_mails(work: str, base: Base, patches: Sequence[str], mails: List[str], ident: Identity,
-		to: Sequence[str], cc: Sequence[str]) -> None:
-	"""Every recipient in its header (TO in To:, CC in Cc:), once, as the
-	receivers read them, and each address get_maintainer.pl names on its
-	own output; the version in every subject; base-commit:; checkpatch
-	--strict clean on each patch mail; git am of the mails at the base
-	giving the series' tree."""
-	wrong = check_subjects(mails) + check_recipients(mails, named(work, patches), to, cc)
-	wrong += check_sent(mails, dry_send(mails, ident, work), ident)
-	wrong += check_base(mails[0], base)
-	if wrong:
-		raise HarnessError('the mails are wrong:\n  ' + '\n  '.join(wrong))
-	for m in mails[1:]:
-		if checkpatch(m, work):
-			raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} '
+def check_mails(work: str, base: Base, written: Sequence[Written], ident: Identity) -> None:
+	"""Of each posting: every recipient in its header (TO in To:, CC in
+	Cc:), once, as the receivers read them, and each address
+	get_maintainer.pl names on its own output; its prefix and version in
+	every subject; base-commit:; checkpatch --strict clean on each patch
+	mail. Then git am of every posting's mails in turn, at the base,
+	giving the tree of the series."""
+	for w in written:
+		wrong = check_subjects(w.mails, w.posting.prefix)
+		wrong += check_recipients(w.mails, named(work, w.posting.patches), w.to, w.cc)
+		wrong += check_sent(w.mails, dry_send(w.mails, ident, work), ident)
+		wrong += check_base(w.mails[0], base)
+		if wrong:
+			raise HarnessError('the mails are wrong:\n  ' + '\n  '.join(wrong))
+		for m in w.mails[1:]:
+			if checkpatch(m, work):
+				raise HarnessError(f'checkpatch --strict: {os.path.basename(m)} '
 						   'is not clean')
 	tree = git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout', quiet=True).stdout.strip()
-	git_am(work, mails[1:], 'git am of the mails at the base', ident, at=base.commit)
+	git_am(work, [m for w in written for m in w.mails[1:]], 'git am of the mails at the base',
+	       ident, at=base.commit)
 	if git(work, 'rev-parse', 'HEAD^{tree}', capture='stdout',
 	       quiet=True).stdout.strip() != tree:
 		raise HarnessError('git am of the mails at the base does not give the tree '
@@ -561,32 +673,36 @@ def the_poster(repo: str = TOP) -> Poster:
 	return Poster(ident, ph)
 
 
-def mails(line: KernelLine, base: Base, out: str, who: Poster) -> int:
+def mails(line: KernelLine, base: Base, out: str, who: Poster) -> List[Written]:
 	"""LINE's series as mails from WHO, on BASE, and their checks; BASE's
-	repository left as it was."""
+	repository left as it was; what was written."""
 	before = tree_state(base.repo)
-	work, written, to, cc = write_mails(line, base, out, who.ident, who.placeholder)
-	patches = series_patches(line.series_dir)
-	check_mails(work, base, patches, written, who.ident, to, cc)
+	work, written = write_mails(line, base, out, who.ident, who.placeholder)
+	check_mails(work, base, written, who.ident)
 	if tree_state(base.repo) != before:
 		raise HarnessError(f'{base.repo} changed while the mails were made')
-	d = os.path.dirname(written[0])
 	note('every recipient in its header once, as getaddresses() and git send-email '
-	     f'--dry-run read them; [{subject_prefix()} n/{len(patches)}]; checkpatch --strict '
-	     f'clean; git am applies them at {base.commit[:12]}')
+	     '--dry-run read them; '
+	     + ', '.join(f'[{w.posting.prefix} n/{len(w.posting.patches)}]' for w in written)
+	     + f'; checkpatch --strict clean; git am applies them at {base.commit[:12]}')
 	if base.posted:
 		note(f'based on {base.repo} at {base.commit} (base-commit:), which is as it was')
 	else:
 		note(f"no KSRC: based on Debian's Linux {line.name} source, a commit no maintainer "
 		     'has, so no base-commit:; post from your own tree '
 		     '(make mails KSRC=/path/to/your/git/tree)')
-	print(f'mails: {d}', flush=True)
-	for what, dry in (('try them:  ', True), ('send them: ', False)):
-		argv = send_email_argv([d + '/*.patch'], dry_run=dry)
-		print(f'  {what} {" ".join(argv)}', flush=True)
+	for w in written:
+		d = os.path.dirname(w.mails[0])
+		print(f'mails [{w.posting.prefix}]: {d}', flush=True)
+		if w.report:
+			print(f'  first: {w.report}, to the security team and the maintainers, '
+			      'as it says at its top', flush=True)
+		for what, dry in (('try them:  ', True), ('send them: ', False)):
+			argv = send_email_argv([d + '/*.patch'], dry_run=dry)
+			print(f'  {what} {" ".join(argv)}', flush=True)
 	print("  (From: and Signed-off-by: are yours: the Developer's Certificate of Origin is "
 	      'yours to give)', flush=True)
-	return 0
+	return written
 
 
 # make check ------------------------------------------------------------------
@@ -605,12 +721,44 @@ def later_commit(tree: str, path: str, ident: Identity) -> None:
 	git(tree, 'commit', '-q', '-m', f'{path}: a later commit', ident=ident, quiet=True)
 
 
+def comparable(text: str, ident: Identity, ph: Identity) -> List[str]:
+	"""A cover letter's lines as make check compares the stored one with
+	the one make mails writes: IDENT's name and address the placeholder
+	PH's, and without git's commit line, Date:, base-commit: and
+	prerequisite-patch-id: (the base) and git's signature."""
+	text = text.replace(fmt(ident), fmt(ph)).replace(ident[1], ph[1]).replace(ident[0], ph[0])
+	text = text.split('\n-- \n', 1)[0]
+	lines = [l for l in text.splitlines()[1:]
+		 if not re.match(r'(Date|base-commit|prerequisite-patch-id): ', l)]
+	while lines and not lines[-1].strip():
+		lines.pop()
+	return lines
+
+
+def check_cover_letters(written: Sequence[Written], ident: Identity, ph: Identity) -> None:
+	"""Each posting's stored cover letter is the one make mails wrote,
+	identity, date and base aside: its recipients, subject, shortlog and
+	diffstat too."""
+	for w in written:
+		want = comparable(file_text(w.mails[0]), ident, ph)
+		have = comparable(file_text(w.posting.cover), ident, ph)
+		if have != want:
+			diff = difflib.unified_diff(have, want, 'stored', 'written', lineterm='', n=1)
+			print('\n'.join(diff), flush=True)
+			raise HarnessError(f'{os.path.relpath(w.posting.cover, TOP)} is not the cover '
+					   f'letter make mails writes ({w.mails[0]}), identity, date '
+					   'and base aside: see the diff above')
+	note('the stored cover letters are what make mails writes (identity, date and base '
+	     'aside)')
+
+
 def check_on_git_tree(line: KernelLine, src: str, out: str) -> int:
 	"""make mails with TEST_IDENT on a git tree made of LINE's Debian
 	source SRC (checked out sparse, as make mails' own clone is) with one
 	later commit touching LATER_FILE, as a poster's:
-	every check of mails() (the tree left as it was among them), and
-	base-commit: the tree's HEAD."""
+	every check of mails() (the tree left as it was among them),
+	base-commit: the tree's HEAD, and the stored cover letters what it
+	wrote."""
 	work = os.path.join(out, 'mails-check')
 	tree = os.path.join(work, 'tree')
 	shutil.rmtree(work, ignore_errors=True)
@@ -618,6 +766,7 @@ def check_on_git_tree(line: KernelLine, src: str, out: str) -> int:
 	git(tree, 'reset', '-q', '--hard', quiet=True)
 	later_commit(tree, LATER_FILE, TEST_IDENT)
 	base = poster_tree(tree, line)
-	cover = os.path.join(line.series_dir, '0000-cover-letter.patch')
-	mails(line, base, work, Poster(TEST_IDENT, placeholder(cover)))
+	cover = os.path.join(line.series_dir, COVER_NAME)
+	ph = placeholder(cover)
+	check_cover_letters(mails(line, base, work, Poster(TEST_IDENT, ph)), TEST_IDENT, ph)
 	return 0

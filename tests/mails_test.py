@@ -425,6 +425,117 @@ class Trees(unittest.TestCase):
 		self.refused(tree, line, f'its changelog must say "Changes since v{harness_mails.VERSION - 1}:"')
 
 
+def two_postings(tmp):
+	"""fake_tree()'s tree and line, its first patch moved to a posting of
+	its own in series/net/, with a cover letter of version 1 and a report
+	for the security team."""
+	tree, line = fake_tree(tmp)
+	series = line.series_dir
+	first = sorted(f for f in os.listdir(series) if f.startswith('0001-'))[0]
+	os.makedirs(os.path.join(series, 'net'))
+	os.rename(os.path.join(series, first), os.path.join(series, 'net', first))
+	with open(os.path.join(series, 'series')) as f:
+		names = [f'net/{first}'] + [n for n in f.read().split() if n != first]
+	write(os.path.join(series, 'series'), ''.join(f'{n}\n' for n in names))
+	write(os.path.join(series, 'net', '0000-cover-letter.patch'),
+	      f'From: {harness_mails.fmt(PLACEHOLDER)}\nSubject: [PATCH net 0/1] time: A fix\n\n'
+	      f'The fix.\n\n{PLACEHOLDER[0]} (1):\n  time: Set t5\n')
+	write(os.path.join(series, 'net', 'report.txt'), 'time: anyone can set t5\n')
+	return tree, line
+
+
+class Postings(unittest.TestCase):
+	"""A series of two postings, net's fix first: each its own mails,
+	subjects, cover letter and recipients; the series' mails name the
+	fix as their prerequisite; the report goes to the maintainers and the
+	security team."""
+
+	@classmethod
+	def setUpClass(cls):
+		cls.tmp = tempfile.mkdtemp()
+		cls.addClassCleanup(shutil.rmtree, cls.tmp, ignore_errors=True)
+		cls.tree, cls.line = two_postings(cls.tmp)
+		cls.out = os.path.join(cls.tmp, 'out')
+		with quiet():
+			cls.written = harness_mails.mails(cls.line, harness_mails.poster_tree(cls.tree, cls.line),
+							  cls.out, harness_mails.Poster(TESTER, PLACEHOLDER))
+
+	def test_the_postings_in_the_series_order(self):
+		posts = harness_mails.postings(self.line.series_dir)
+		self.assertEqual([(p.directory, len(p.patches), p.prefix) for p in posts],
+				 [('net', 1, 'PATCH net'), ('', 1, f'PATCH v{harness_mails.VERSION}')])
+
+	def test_each_posting_in_its_directory_with_its_subjects(self):
+		net, series = self.written
+		self.assertEqual(os.path.dirname(net.mails[0]), os.path.join(self.out, 'mails', 'net'))
+		self.assertEqual(os.path.dirname(series.mails[0]), os.path.join(self.out, 'mails'))
+		for w, prefix in ((net, 'PATCH net'), (series, f'PATCH v{harness_mails.VERSION}')):
+			self.assertEqual([' '.join(harness_mails.header(m)['Subject'].split())[:len(prefix) + 6]
+					  for m in w.mails], [f'[{prefix} 0/1]', f'[{prefix} 1/1]'])
+		self.assertIn('time: A fix', harness_mails.header(net.mails[0])['Subject'])
+
+	def test_the_series_names_the_fix_as_its_prerequisite(self):
+		net, series = self.written
+		text = open(series.mails[0]).read()
+		self.assertEqual(len(re.findall(r'^prerequisite-patch-id: \S+$', text, re.M)), 1)
+		self.assertNotIn('prerequisite-patch-id:', open(net.mails[0]).read())
+
+	def test_the_report_says_to_whom_then_reports(self):
+		net, series = self.written
+		self.assertEqual(series.report, '')
+		text = open(net.report).read()
+		head, body = text.split(' ]\n\n', 1)
+		self.assertEqual(body, 'time: anyone can set t5\n')
+		for e in GM_ENTRIES:
+			if e[2] == 'm':
+				self.assertIn(e[0], head)
+			else:
+				self.assertNotIn(e[0], head)
+		self.assertIn(f'Cc: {harness_mails.SECURITY_TEAM}', head)
+
+	def test_a_first_posting_has_no_changelog(self):
+		cover = os.path.join(self.line.series_dir, 'net', '0000-cover-letter.patch')
+		harness_mails.check_version(cover, 1)
+		write(cover, 'Subject: [PATCH net 0/1] x\n\nChanges since v1:\n')
+		with self.assertRaisesRegex(HarnessError, 'its posting is the first'):
+			harness_mails.check_version(cover, 1)
+
+	def test_a_directory_that_is_no_posting_is_refused(self):
+		d = temp_dir(self)
+		write(os.path.join(d, 'other', '0001-x.patch'), 'x')
+		write(os.path.join(d, 'series'), 'other/0001-x.patch\n')
+		with self.assertRaisesRegex(HarnessError, 'other/ is no posting'):
+			harness_mails.postings(d)
+
+	def test_a_postings_patches_apart_are_refused(self):
+		d = temp_dir(self)
+		for n in ('net/0001-a.patch', '0001-b.patch', 'net/0002-c.patch'):
+			write(os.path.join(d, n), 'x')
+		write(os.path.join(d, 'series'), 'net/0001-a.patch\n0001-b.patch\nnet/0002-c.patch\n')
+		with self.assertRaisesRegex(HarnessError, 'not together'):
+			harness_mails.postings(d)
+
+	def test_the_stored_cover_letters_are_held_to_the_written(self):
+		"""Equal but for identity, date and base; a diffstat of other, a
+		recipient missing or a subject of another version differs."""
+		net, series = self.written
+		for w in self.written:
+			stored = open(w.mails[0]).read().replace(harness_mails.fmt(TESTER), harness_mails.fmt(PLACEHOLDER))
+			stored = re.sub(r'^Date: .*$', 'Date: Mon, 7 Dec 2026 12:00:00 +0000', stored, flags=re.M)
+			stored = re.sub(r'^(base-commit|prerequisite-patch-id): .*\n', '', stored, flags=re.M)
+			write(w.posting.cover, stored)
+		with quiet():
+			harness_mails.check_cover_letters(self.written, TESTER, PLACEHOLDER)
+		good = open(series.posting.cover).read()
+		for bad in (good.replace('1 file changed', '2 files changed'),
+			    good.replace('Subject: [PATCH v', 'Subject: [PATCH net v'),
+			    re.sub(r'^Cc: .*\n', '', good, count=1, flags=re.M)):
+			write(series.posting.cover, bad)
+			with self.assertRaisesRegex(HarnessError, 'is not the cover letter make mails writes'), \
+			     quiet():
+				harness_mails.check_cover_letters(self.written, TESTER, PLACEHOLDER)
+
+
 def crafted(case, to, cc, subject='[PATCH v7 1/1] x: y'):
 	path = os.path.join(temp_dir(case), '0001-x.patch')
 	write(path, f'From: {harness_mails.fmt(TESTER)}\nTo: {to}\nCc: {cc}\nSubject: {subject}\n\nBody.\n')
