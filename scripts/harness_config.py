@@ -476,7 +476,7 @@ CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
 # run can expect to fail, with the KUnit cases of the line's series.
 SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach',
 		   'ptrace_detach', 'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order',
-		   'delta_100ms', 'delta_250ms', 'load_order', 'load_unique')
+		   'delta', 'load_order', 'load_unique')
 CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid',
 		 'extrace_killed')
 # The guest's kselftest install of each listener (64- or 32-bit), a

@@ -624,13 +624,12 @@ class Runs(unittest.TestCase):
 		(results_test holds them to a real boot)."""
 		source = harness_util.file_text(os.path.join(TOP, harness_guest.SELFTEST,
 							     'cn_proc_test.c'))
-		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"', source)
-		order = re.findall(r'test_order\([^;]*"([a-z_]+)"\);', source)
+		names = re.findall(r'report\([^;]*"([a-z_]+)", NULL\);', source)
+		order = re.findall(r'report\([^;]*"([a-z_]+)", undecided\);', source)
+		kinds = re.findall(r'\bK\("([a-z_]+)",', source)
 		self.assertEqual(sorted(order), ['ack_order', 'load_order', 'load_unique'])
-		names += order
-		self.assertTrue(names)
-		for name in names:
-			self.assertIn(name, harness_config.SELFTEST_CHECKS)
+		self.assertEqual(len(kinds), 11)
+		self.assertEqual(sorted(names + order + kinds), sorted(harness_config.SELFTEST_CHECKS))
 
 	def test_the_kunit_cases_are_the_series(self):
 		cases = ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
@@ -1043,10 +1042,10 @@ class SelftestHostTest(unittest.TestCase):
 		selftests = os.path.join(os.path.dirname(KUNIT_TOOL), 'selftests')
 		with tempfile.TemporaryDirectory() as tmp:
 			subprocess.run(harness.selftest_host_test_argv(selftests, tmp), check=True)
-			proc = subprocess.run([os.path.join(tmp, 'event_check_test')],
+			proc = subprocess.run([os.path.join(tmp, 'cn_proc_test_checks')],
 					      stdout=subprocess.PIPE, text=True)
 		self.assertEqual(proc.returncode, 0, proc.stdout)
-		self.assertRegex(proc.stdout, r'\nok [0-9]+ global.stamps_in_order\n')
+		self.assertRegex(proc.stdout, r'\nok [0-9]+ global.kallsyms\n')
 
 
 class SelftestPatch(unittest.TestCase):
@@ -1087,7 +1086,7 @@ class SelftestPatch(unittest.TestCase):
 		self.assertIn('\n+F:\ttools/testing/selftests/connector/\n'
 			      ' F:\ttools/testing/selftests/drivers/net/\n', text)
 		# The test's host test, its changelog and the per-file diffs stay out.
-		for f in ('event_check_test.c', 'changelog', '.diff', 'settings'):
+		for f in ('cn_proc_test_checks.c', 'changelog', '.diff', 'settings'):
 			self.assertNotIn(f'{f}\n',
 					 ''.join(l + '\n' for l in re.findall(r'^\+\+\+ b/(\S+)',
 									      text, re.M)))
