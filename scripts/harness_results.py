@@ -48,7 +48,7 @@ import re
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from harness_config import CLIENT_CHECKS, KSELFTEST_INSTALLS, Boot, kernel_cmdline
+from harness_config import CLIENT_CHECKS, KSELFTEST_INSTALLS, Boot
 
 PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
 PROBLEMS = re.compile(
@@ -399,10 +399,10 @@ def boot_problems(reported: BootReport) -> List[Problem]:
 	return why
 
 
-def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[Problem]:
-	"""What makes a boot of a run fail whatever its expectation. PROG_ARGS:
-	the arguments the boot gave the program init runs (the selftest's
-	load), part of the kernel command line it was given."""
+def problems(reported: BootReport, boot: Boot, cmdline: Sequence[str]) -> List[Problem]:
+	"""What makes a boot of a run fail whatever its expectation. CMDLINE:
+	the kernel command line the boot gave (harness_boot.boot_cmdline()),
+	the arguments of the program init runs among it."""
 	run = boot.run
 	why = boot_problems(reported)
 	why += [Problem('init_error', e, 'init: ' + e) for e in reported.init_errors]
@@ -412,11 +412,11 @@ def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List
 		why.append(Problem('no_kunit', '', 'no KUnit results'))
 	# What the boot asked, as the kernel received it: init's parameters,
 	# the selftest's arguments among them, which nothing else reports.
-	asked = ' '.join(kernel_cmdline(run, prog_args))
+	asked = ' '.join(cmdline)
 	if reported.cmdline != asked:
 		why.append(Problem('cmdline', reported.cmdline or '',
-				   f'kernel command line: {reported.cmdline or "not reported"}, '
-				   f'the boot gave {asked}'))
+				   f'kernel command line: expected {asked}, the boot reported '
+				   f'{reported.cmdline or "none"}'))
 	if reported.cpus != run.cpus:
 		why.append(Problem('cpus', str(reported.cpus or ''),
 				   f'CPUs brought up: {reported.cpus or "not reported"}, '
@@ -514,10 +514,10 @@ def part_problems(reported: BootReport, part: str, listener: int) -> List[Proble
 	return why
 
 
-def verdict(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[Problem]:
+def verdict(reported: BootReport, boot: Boot, cmdline: Sequence[str]) -> List[Problem]:
 	"""Empty if the boot ended as its run expects, else why not.
-	PROG_ARGS: as problems()."""
-	why = problems(reported, boot, prog_args)
+	CMDLINE: as problems()."""
+	why = problems(reported, boot, cmdline)
 	must, may = set(boot.expect.fail), set(boot.expect.may_fail)
 	got = {k for k, v in reported.checks.items() if v not in (Status.OK, Status.SKIP)}
 	why += [Problem('unknown_check', c, f'{c}, expected, is no check of this boot')

@@ -45,7 +45,7 @@ def boot(run, variant='patched', **changes):
 
 def judge(log, b, timed_out=False):
 	reported = harness_results.parse_log(os.path.join(LOGS, log), timed_out, KUNIT_TOOL)
-	return reported, harness_results.verdict(reported, b, ())
+	return reported, harness_results.verdict(reported, b, harness_config.kernel_cmdline(b.run))
 
 
 def kinds(why):
@@ -82,7 +82,8 @@ def given(lines, old, new):
 def judge_lines(lines, b, timed_out=False, prog_args=()):
 	reported = harness_config.dataclasses.replace(harness_results.parse(lines, KUNIT_TOOL),
 						      timed_out=timed_out)
-	return reported, harness_results.verdict(reported, b, prog_args)
+	return reported, harness_results.verdict(reported, b,
+						 harness_config.kernel_cmdline(b.run, prog_args))
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
@@ -533,7 +534,7 @@ class BootLine(unittest.TestCase):
 				 r'inversions -, ties -, as expected \(49s\)$')
 		# Booted as a kernel that must pass everything: the mutant is caught.
 		b = harness_config.dataclasses.replace(b, expect=harness_config.Expect())
-		why = harness_results.verdict(reported, b, ())
+		why = harness_results.verdict(reported, b, harness_config.kernel_cmdline(b.run))
 		line = harness_tables.boot_line(harness_results.Judged(b, reported, tuple(why)), 3,
 						12, 49.4)
 		log = os.path.join(LOGS, 'x86_64-mutant-helper.log')
