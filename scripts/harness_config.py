@@ -470,7 +470,7 @@ PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
 # that a run names by field (clocksource=, preempt=, init's cnproc_*):
 # kernel_cmdline() gives them all.
 RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'kunit.filter_glob', 'clocksource', 'preempt')
-CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
+CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:|proc_listeners:)?[a-z0-9_]+')
 # The results the selftest (tools/testing/selftests/connector) and the real
 # clients (tests/clients/run.sh) report, each once a boot: the checks a
 # run can expect to fail, with the KUnit cases of the line's series.
@@ -485,6 +485,15 @@ KSELFTEST_INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 # run_kselftest.sh's result for the selftest in each namespace the guest
 # runs it in (each must SKIP).
 NAMESPACE_CHECKS = ('netns:cn_proc_test', 'pidns:cn_proc_test', 'userns:cn_proc_test')
+# The results of the collection's proc_listeners (the listener count), as
+# proc_listeners:NAME, where a run asks for it.
+PROC_LISTENERS_CHECKS = tuple(
+	'proc_listeners:' + c for c in (
+		'count_zero_at_start', 'listener_kept_after_nobody',
+		*(f'{case}_as_{who}' for case in (
+			'killed', 'closed_outside_group', 'listen_twice', 'ignore_twice',
+			'unknown_op_then_listen', 'unknown_op_then_ignore')
+		  for who in ('root', 'nobody'))))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -507,6 +516,7 @@ class Run:
 	mode: str = 'selftest'
 	listener: int = 64
 	clients: bool = False
+	proc_listeners: bool = False	# the collection's proc_listeners too
 	clocksource: Optional[str] = None
 	preempt: Optional[str] = None
 	atomics: Optional[str] = None
@@ -514,8 +524,10 @@ class Run:
 
 	def parts(self) -> List[str]:
 		"""The parts of a boot that must start, report and finish."""
-		return ((['cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
-			  'cn_proc-selftest-userns'] if self.mode == 'selftest' else [])
+		return ((['cn_proc-selftest', 'cn_proc-figures', 'cn_proc-selftest-netns',
+			  'cn_proc-selftest-pidns', 'cn_proc-selftest-userns']
+			 if self.mode == 'selftest' else [])
+			+ (['cn_proc-proc_listeners'] if self.proc_listeners else [])
 			+ (['cn_proc-clients'] if self.clients else []))
 
 
@@ -550,6 +562,8 @@ def kernel_cmdline(run: Run, prog_args: Sequence[str] = ()) -> List[str]:
 		args.append(f'cnproc_listener={run.listener}')
 	if run.clients:
 		args.append('cnproc_clients=1')
+	if run.proc_listeners:
+		args.append('cnproc_proc_listeners=1')
 	if prog_args and run.mode != 'kunit':
 		args.append(f'cnproc_args="{" ".join(prog_args)}"')
 	return args
@@ -584,6 +598,8 @@ def _expect(where: str, t: dict, run: dict) -> Expect:
 		mode = run.get('mode', 'selftest')
 		if c.startswith('client:') and not run.get('clients'):
 			raise HarnessError(f'{where}: {c}: the run does not run the clients')
+		if c.startswith('proc_listeners:') and not run.get('proc_listeners'):
+			raise HarnessError(f'{where}: {c}: the run does not run proc_listeners')
 		if ':' not in c and mode != 'selftest':
 			raise HarnessError(f'{where}: {c}: a selftest check, '
 					   f'but the run is mode {mode}')
@@ -625,6 +641,9 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 				   f'{bits}-bit listener')
 	if t.get('clients') and not arch.clients:
 		raise HarnessError(f'{where}: the real clients do not run on {arch.name}')
+	if t.get('proc_listeners') and mode != 'selftest':
+		raise HarnessError(f'{where}: proc_listeners runs with the selftest, '
+				   f'not in mode {mode}')
 	atomics = t.get('atomics')
 	if not arch.atomics and atomics is not None:
 		raise HarnessError(f'{where}: atomics {atomics!r}: '
@@ -723,12 +742,14 @@ def check_run(where: str, run: Run) -> None:
 def reportable(run: Run, line: KernelLine, variant: str) -> List[str]:
 	"""The checks a boot of RUN's VARIANT kernel on LINE reports: the
 	KUnit cases of what it has of the series (the base kernel: its first
-	patch's), the selftest's results when it runs, the clients' when they
-	run."""
+	patch's), the selftest's results when it runs, proc_listeners' where
+	the run asks for it, the clients' when they run."""
 	patches = (base_patches if variant == 'base' else series_patches)(line.series_dir)
 	checks = ['kunit:' + c for c in kunit_cases(patches)]
 	if run.mode == 'selftest':
 		checks += SELFTEST_CHECKS + NAMESPACE_CHECKS
+	if run.proc_listeners:
+		checks += PROC_LISTENERS_CHECKS
 	if run.clients:
 		checks += ['client:' + c for c in CLIENT_CHECKS]
 	return checks

@@ -418,9 +418,12 @@ class Runs(unittest.TestCase):
 		self.assertEqual(harness_config.kernel_cmdline(kunit, ['-w', '4']),
 				 own + ['cnproc_run=kunit'])
 		self.assertEqual(r.parts(),
-				 ['cn_proc-selftest', 'cn_proc-selftest-netns',
+				 ['cn_proc-selftest', 'cn_proc-figures', 'cn_proc-selftest-netns',
 				  'cn_proc-selftest-pidns',
 				  'cn_proc-selftest-userns', 'cn_proc-clients'])
+		r = harness_config.parse_run(0, {**self.GOOD, 'proc_listeners': True}, LINES)
+		self.assertEqual(harness_config.kernel_cmdline(r)[-1], 'cnproc_proc_listeners=1')
+		self.assertEqual(r.parts()[-1], 'cn_proc-proc_listeners')
 
 	def test_unknown_keys_modes_and_values_are_errors(self):
 		self.refused('mdoe', mdoe='kunit')
@@ -630,6 +633,17 @@ class Runs(unittest.TestCase):
 		self.assertEqual(sorted(order), ['ack_order', 'load_order', 'load_unique'])
 		self.assertEqual(len(kinds), 11)
 		self.assertEqual(sorted(names + order + kinds), sorted(harness_config.SELFTEST_CHECKS))
+
+	def test_the_checks_proc_listeners_reports(self):
+		"""PROC_LISTENERS_CHECKS: every name proc_listeners gives a result."""
+		source = harness_util.file_text(os.path.join(TOP, harness_guest.SELFTEST,
+							     'proc_listeners.c'))
+		cases = re.findall(r'\{ "([a-z_]+)", (?:true|false), (?:true|false),', source)
+		self.assertIn('"%s_as_%s\\n", l->name,', source)
+		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"\);', source)
+		names += [f'{c}_as_{who}' for c in cases for who in ('root', 'nobody')]
+		self.assertEqual(sorted('proc_listeners:' + n for n in names),
+				 sorted(harness_config.PROC_LISTENERS_CHECKS))
 
 	def test_the_kunit_cases_are_the_series(self):
 		cases = ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
@@ -1046,6 +1060,12 @@ class SelftestHostTest(unittest.TestCase):
 					      stdout=subprocess.PIPE, text=True)
 		self.assertEqual(proc.returncode, 0, proc.stdout)
 		self.assertRegex(proc.stdout, r'\nok [0-9]+ global.kallsyms\n')
+
+	def test_the_guests_listener_builds(self):
+		"""tests/cn_proc_listener.c, which the guest builds against the
+		tree's headers, builds here too: -Wall, no warning."""
+		subprocess.run(['gcc', '-Wall', '-Werror', '-fsyntax-only',
+				os.path.join(TOP, 'tests', 'cn_proc_listener.c')], check=True)
 
 
 class SelftestPatch(unittest.TestCase):
