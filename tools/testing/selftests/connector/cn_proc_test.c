@@ -163,7 +163,7 @@ static void run_steps(void)
 static void run_load(unsigned long workers, unsigned long events,
 		     unsigned long secs)
 {
-	unsigned long i, n = events / 3 / workers + 1;	/* fork, exec, exit */
+	unsigned long i, n = events / 5 / workers + 1;	/* each child's five */
 	__u64 buf[128], end = now() + secs * 1000000000ULL;
 	struct cn_msg *cn = NLMSG_DATA(buf);
 	ssize_t len, pid;
@@ -176,7 +176,8 @@ static void run_load(unsigned long workers, unsigned long events,
 			_exit(1);
 		while (n-- && now() < end) {
 			pid = fork();
-			if (!pid)
+			if (!pid && setsid() > 0 &&
+			    !prctl(PR_SET_NAME, "cn_proc_load"))
 				execl("/proc/self/exe", EXIT_ROLE, NULL);
 			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
 				_exit(1);
