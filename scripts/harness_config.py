@@ -527,8 +527,8 @@ class Run:
 		return ((['cn_proc-selftest', 'cn_proc-figures', 'cn_proc-selftest-netns',
 			  'cn_proc-selftest-pidns', 'cn_proc-selftest-userns']
 			 if self.mode == 'selftest' else [])
-			+ (['cn_proc-proc_listeners'] if self.proc_listeners else [])
-			+ (['cn_proc-clients'] if self.clients else []))
+			+ (['cn_proc-clients'] if self.clients else [])
+			+ (['cn_proc-proc_listeners'] if self.proc_listeners else []))
 
 
 RUN_KEYS = [f.name for f in dataclasses.fields(Run)]
