@@ -31,7 +31,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -46,6 +45,12 @@ static struct rec *recs;
 static size_t nrecs, size;
 static unsigned long long enobufs;
 static int sock;
+static volatile sig_atomic_t stop;
+
+static void on_usr1(int sig)
+{
+	stop = 1;
+}
 
 static unsigned long long now(void)
 {
@@ -164,19 +169,21 @@ int main(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
 				  .nl_groups = CN_IDX_PROC };
+	struct sigaction act = { .sa_handler = on_usr1 };
 	int rcvbuf = 256 << 20;
-	struct pollfd pfd[2];
-	sigset_t usr1;
+	sigset_t usr1, waiting;
+	struct pollfd pfd;
 
+	/* SIGUSR1 arrives only while ppoll() waits: no wakeup is lost */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
-	if (sigprocmask(SIG_BLOCK, &usr1, NULL))
-		die("sigprocmask");
-	pfd[1] = (struct pollfd){ signalfd(-1, &usr1, 0), POLLIN };
+	if (sigprocmask(SIG_BLOCK, &usr1, &waiting) ||
+	    sigaction(SIGUSR1, &act, NULL))
+		die("SIGUSR1");
+	sigdelset(&waiting, SIGUSR1);
 	sock = socket(AF_NETLINK, SOCK_DGRAM, NETLINK_CONNECTOR);
-	if (pfd[1].fd < 0 || sock < 0 ||
-	    bind(sock, (struct sockaddr *)&sa, sizeof(sa)))
-		die("signalfd, socket");
+	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa)))
+		die("socket");
 	if (setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
 		       sizeof(rcvbuf)))
 		die("SO_RCVBUFFORCE");
@@ -186,10 +193,10 @@ int main(void)
 	/* the ack is queued: subscribed */
 	if (write(3, "ready\n", 6) != 6 || close(3))
 		die("ready");
-	pfd[0] = (struct pollfd){ sock, POLLIN };
-	while (!(pfd[1].revents & POLLIN)) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
-			die("poll");
+	pfd = (struct pollfd){ sock, POLLIN };
+	while (!stop) {
+		if (ppoll(&pfd, 1, NULL, &waiting) < 0 && errno != EINTR)
+			die("ppoll");
 		drain();
 	}
 	drain();
