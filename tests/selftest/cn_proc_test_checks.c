@@ -122,8 +122,10 @@ TEST(ack)
 	analyse(m, n);
 	EXPECT_FALSE(r.ack_ok);
 	good_run();
-	m[0].ev.cpu = cpus;			/* no such cpu */
+	m[0].ev.cpu = cpus;			/* no such cpu, nor its next */
+	m[1].ev.cpu = cpus;
 	analyse(m, n);
+	EXPECT_TRUE(r.next == &m[1]);
 	EXPECT_FALSE(r.ack_ok);
 	good_run();
 	m[1].seq++;				/* a seq skipped */
@@ -256,10 +258,13 @@ TEST(causal_order)
 	/* the pid forked again: the new process, after its fork, is fine */
 	good_run();
 	add(MSG(FORK, 0, 99, 50, PL, PL, 400, 400));
-	add(MSG(EXEC, 0, 100, 60, 400, 400));
+	i = add(MSG(EXEC, 0, 100, 60, 400, 400));
 	analyse(m, n);
 	EXPECT_EQ(0, r.causal);
 	EXPECT_EQ(3, r.procs);
+	m[i].ev.timestamp_ns = 45;	/* below the new fork, above the old */
+	analyse(m, n);
+	EXPECT_EQ(1, r.causal);
 	/* a process not seen forked: its events are not checked */
 	good_run();
 	add(MSG(EXEC, 0, 99, 5, 600, 600));
