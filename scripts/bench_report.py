@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench's guest table, from the serial logs of its boots: what each
 design keeps, the selftest's figures on the default clocksource and on
-clocksource=jiffies (harness_results' boot report, and the causal_order
-line the selftest prints).
+clocksource=jiffies (harness_results' boot report, the harness's listener's
+figures among it, and the line before causal_order that the selftest
+prints).
 """
 
 import re
@@ -22,13 +23,12 @@ DESIGNS = (
 # The clocksources each design boots on: the default, and jiffies, whose
 # ticks make equal stamps.
 CLOCKS = (None, 'jiffies')
-CAUSAL = re.compile(r'# causal_order: (\d+) processes, (\d+) violations; '
-		    r'(\d+) probes, (-?\d+) out of order')
+CAUSAL = re.compile(r'# \d+ events, \d+ ENOBUFS, (\d+) forks: (\d+) out of order')
 
 
 def causal(lines: Sequence[str]) -> Optional[tuple]:
-	"""(processes, violations, probes, probes out of order) from the
-	selftest's causal_order line."""
+	"""(processes forked, their events out of causal order) from the
+	selftest's line before its causal_order result."""
 	for l in lines:
 		m = CAUSAL.search(l)
 		if m:
@@ -44,20 +44,19 @@ def keeps_table(keeps: Dict[Tuple[str, Optional[str]],
 	       'fork/exec/exit load), on the default clocksource and on clocksource=jiffies; '
 	       '"inversions": a stamp below that of the previous seq of its CPU; "ties": the '
 	       'stamp of the previous message of its CPU; "shared": a stamp another message also '
-	       'has; "causal faults": events stamped before their process\'s fork or after its '
-	       'exit, and probes (a mark on CPU0 after a burst ending with a mark on CPU1) whose '
-	       'second mark is stamped below the first:', '',
+	       'has; "causal faults": events of a process forked during the run stamped before its '
+	       'fork or after its exit:', '',
 	       '| design | clocksource | events | inversions | ties | shared | causal faults '
-	       '(events; probes) | lead over clock, ns | selftest checks failed |',
+	       '| lead over clock, ns | selftest checks failed |',
 	       '|--------|-------------|--------|------------|------|--------|'
-	       '-------------------------------|---------------------|------------------------|']
+	       '---------------|---------------------|------------------------|']
 	for design, _ in DESIGNS:
 		for clock in CLOCKS:
 			reported, c = keeps[design, clock]
 			d = reported.figures
 			failed = sorted(k for k, v in reported.checks.items()
 					if ':' not in k and v not in (Status.OK, Status.SKIP))
-			cf = '-' if c is None else f'{c[1]} of {c[0]} processes; {c[3]} of {c[2]}'
+			cf = '-' if c is None else f'{c[1]} events of {c[0]} processes'
 			clocks = '/'.join(dict.fromkeys(reported.clocksources)) or '?'
 			out.append(f'| {design} | {clocks} | {d.get("events", "-")} | '
 				   f'{d.get("inversions", "-")} | {d.get("ties", "-")} | '

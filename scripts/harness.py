@@ -33,13 +33,14 @@ from harness_util import (SCRIPTS, TOP, HarnessError, file_text, note, run, stag
 
 def selftest_host_test_argv(selftests: str, work: str) -> List[str]:
 	"""The build of the host test of the selftest's checks
-	(tests/selftest/event_check_test.c, not part of its posting), against
-	the kselftest_harness.h of SELFTESTS, into WORK/event_check_test."""
+	(tests/selftest/cn_proc_test_checks.c, not part of its posting, which
+	includes the selftest's source), against the kselftest.h and
+	kselftest_harness.h of SELFTESTS, into WORK/cn_proc_test_checks."""
 	connector = os.path.join(TOP, 'tools/testing/selftests/connector')
-	return ['gcc', '-Wall', '-Werror', '-O2', '-I', selftests, '-I', connector, '-o',
-		os.path.join(work, 'event_check_test'),
-		os.path.join(TOP, 'tests/selftest/event_check_test.c'),
-		os.path.join(connector, 'event_check.c')]
+	return ['gcc', '-Wall', '-Werror', '-O2', '-I', selftests,
+		'-I', os.path.join(selftests, 'connector'), '-I', connector, '-o',
+		os.path.join(work, 'cn_proc_test_checks'),
+		os.path.join(TOP, 'tests/selftest/cn_proc_test_checks.c')]
 
 
 @dataclasses.dataclass
@@ -158,7 +159,7 @@ def unit_tests(s: Session, required: bool = False) -> int:
 			os.makedirs(work)
 			selftests = os.path.join(src, 'tools/testing/selftests')
 			run(selftest_host_test_argv(selftests, work))
-			run([os.path.join(work, 'event_check_test')])
+			run([os.path.join(work, 'cn_proc_test_checks')])
 	with stage('the harness, the log parser, litmus and bench reports (unittest)'):
 		env = {'PYTHONDONTWRITEBYTECODE': '1',
 		       'KUNIT_TOOL': os.path.join(src, KUNIT_TOOL) if src else ''}

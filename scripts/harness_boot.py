@@ -59,12 +59,19 @@ def prog_args(b: Boot, opts: Options) -> Sequence[str]:
 	return ('-a', *opts.selftest_args) if b.variant == 'base' else opts.selftest_args
 
 
+def boot_cmdline(b: Boot, opts: Options) -> List[str]:
+	"""The kernel command line of boot B: what its boot gives the kernel
+	and what its verdict, a boot's or parse's, holds the log to."""
+	return kernel_cmdline(b.run, prog_args(b, opts))
+
+
 def boot_argv(tree: Tree, kernels: Kernels, b: Boot, initrd: str, accel: str,
-	      opts: Options) -> Tuple[List[str], str]:
-	"""QEMU's command line of boot B, and its serial log."""
+	      cmdline: Sequence[str]) -> Tuple[List[str], str]:
+	"""QEMU's command line of boot B with the kernel's CMDLINE, and its
+	serial log."""
 	log = os.path.join(tree.logs, f'boot-{b.run.arch.name}-{b.name}.log')
 	return qemu_argv(b.run.arch, kernels.image(b.kernel), initrd, log, b.run.cpus,
-			 kernel_cmdline(b.run, prog_args(b, opts)), accel, b.run.cpu_model), log
+			 cmdline, accel, b.run.cpu_model), log
 
 
 def check_helper_instructions(line: KernelLine, kernels: Kernels,
@@ -125,7 +132,8 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, src: str,
 		arch = b.run.arch
 		accel = accelerator(arch, kernels.image(b.kernel), initrd[arch.name], tree.logs,
 				    accels)
-		argv, log = boot_argv(tree, kernels, b, initrd[arch.name], accel, opts)
+		cmdline = boot_cmdline(b, opts)
+		argv, log = boot_argv(tree, kernels, b, initrd[arch.name], accel, cmdline)
 		run_args = kernel_cmdline(b.run)[len(harness_args(arch)):]
 		name = (f'{line.name}: boot {arch.name} {b.run.name} {b.variant} (-smp {b.run.cpus}'
 			f'{", " + " ".join(run_args) if run_args else ""})')
@@ -134,7 +142,7 @@ def boot_line(line: KernelLine, boots: Sequence[Boot], opts: Options, src: str,
 		with stage(name, quiet=True):
 			reported = boot_and_parse(argv, log, opts.boot_timeout, ktap_tool)
 		os.makedirs(os.path.join(results, arch.name), exist_ok=True)
-		why = harness_results.verdict(reported, b, prog_args(b, opts))
+		why = harness_results.verdict(reported, b, cmdline)
 		harness_results.save(reported, why,
 				     os.path.join(results, arch.name, b.name + '.json'))
 		j = harness_results.Judged(b, reported, tuple(why))
@@ -186,7 +194,7 @@ def parse_one(opts: Options, b: Boot, log: str, ktap_tool: str) -> int:
 	log does not say whether its boot timed out: one that did has parts
 	that did not finish, which fail it all the same."""
 	reported = harness_results.parse_log(log, False, ktap_tool)
-	why = harness_results.verdict(reported, b, prog_args(b, opts))
+	why = harness_results.verdict(reported, b, boot_cmdline(b, opts))
 	j = harness_results.Judged(b, reported, tuple(why))
 	print(harness_tables.boot_line(j, 1, 1, 0) + '\n\n' +
 	      '\n'.join(harness_tables.report(f'{log}: Linux {b.line} on {b.run.arch.name}', [j])),

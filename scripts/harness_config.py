@@ -490,13 +490,13 @@ PREEMPT_MODELS = ('none', 'voluntary', 'full', 'lazy')
 # that a run names by field (clocksource=, preempt=, init's cnproc_*):
 # kernel_cmdline() gives them all.
 RESERVED_ARGS = ('console', 'panic', 'kunit.filter', 'kunit.filter_glob', 'clocksource', 'preempt')
-CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:)?[a-z0-9_]+')
+CHECK = re.compile(r'(kunit:|client:|netns:|pidns:|userns:|proc_listeners:)?[a-z0-9_]+')
 # The results the selftest (tools/testing/selftests/connector) and the real
 # clients (tests/clients/run.sh) report, each once a boot: the checks a
 # run can expect to fail, with the KUnit cases of the line's series.
 SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptrace_attach',
 		   'ptrace_detach', 'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order',
-		   'delta_100ms', 'delta_250ms', 'load_order', 'load_unique')
+		   'delta', 'load_order', 'load_unique')
 CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid',
 		 'extrace_killed')
 # The guest's kselftest install of each listener (64- or 32-bit), a
@@ -505,6 +505,15 @@ KSELFTEST_INSTALLS = {64: 'kselftest', 32: 'kselftest32'}
 # run_kselftest.sh's result for the selftest in each namespace the guest
 # runs it in (each must SKIP).
 NAMESPACE_CHECKS = ('netns:cn_proc_test', 'pidns:cn_proc_test', 'userns:cn_proc_test')
+# The results of the collection's proc_listeners (the listener count), as
+# proc_listeners:NAME, where a run asks for it.
+PROC_LISTENERS_CHECKS = tuple(
+	'proc_listeners:' + c for c in (
+		'count_zero_at_start', 'listener_kept_after_nobody',
+		*(f'{case}_as_{who}' for case in (
+			'killed', 'closed_outside_group', 'listen_twice', 'ignore_twice',
+			'unknown_op_then_listen', 'unknown_op_then_ignore')
+		  for who in ('root', 'nobody'))))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -527,6 +536,7 @@ class Run:
 	mode: str = 'selftest'
 	listener: int = 64
 	clients: bool = False
+	proc_listeners: bool = False	# the collection's proc_listeners too
 	clocksource: Optional[str] = None
 	preempt: Optional[str] = None
 	atomics: Optional[str] = None
@@ -534,9 +544,11 @@ class Run:
 
 	def parts(self) -> List[str]:
 		"""The parts of a boot that must start, report and finish."""
-		return ((['cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
-			  'cn_proc-selftest-userns'] if self.mode == 'selftest' else [])
-			+ (['cn_proc-clients'] if self.clients else []))
+		return ((['cn_proc-selftest', 'cn_proc-figures', 'cn_proc-selftest-netns',
+			  'cn_proc-selftest-pidns', 'cn_proc-selftest-userns']
+			 if self.mode == 'selftest' else [])
+			+ (['cn_proc-clients'] if self.clients else [])
+			+ (['cn_proc-proc_listeners'] if self.proc_listeners else []))
 
 
 RUN_KEYS = [f.name for f in dataclasses.fields(Run)]
@@ -570,6 +582,8 @@ def kernel_cmdline(run: Run, prog_args: Sequence[str] = ()) -> List[str]:
 		args.append(f'cnproc_listener={run.listener}')
 	if run.clients:
 		args.append('cnproc_clients=1')
+	if run.proc_listeners:
+		args.append('cnproc_proc_listeners=1')
 	if prog_args and run.mode != 'kunit':
 		args.append(f'cnproc_args="{" ".join(prog_args)}"')
 	return args
@@ -604,6 +618,8 @@ def _expect(where: str, t: dict, run: dict) -> Expect:
 		mode = run.get('mode', 'selftest')
 		if c.startswith('client:') and not run.get('clients'):
 			raise HarnessError(f'{where}: {c}: the run does not run the clients')
+		if c.startswith('proc_listeners:') and not run.get('proc_listeners'):
+			raise HarnessError(f'{where}: {c}: the run does not run proc_listeners')
 		if ':' not in c and mode != 'selftest':
 			raise HarnessError(f'{where}: {c}: a selftest check, '
 					   f'but the run is mode {mode}')
@@ -645,6 +661,9 @@ def parse_run(i: int, t: dict, lines: Sequence[str]) -> Run:
 				   f'{bits}-bit listener')
 	if t.get('clients') and not arch.clients:
 		raise HarnessError(f'{where}: the real clients do not run on {arch.name}')
+	if t.get('proc_listeners') and mode != 'selftest':
+		raise HarnessError(f'{where}: proc_listeners runs with the selftest, '
+				   f'not in mode {mode}')
 	atomics = t.get('atomics')
 	if not arch.atomics and atomics is not None:
 		raise HarnessError(f'{where}: atomics {atomics!r}: '
@@ -743,12 +762,14 @@ def check_run(where: str, run: Run) -> None:
 def reportable(run: Run, line: KernelLine, variant: str) -> List[str]:
 	"""The checks a boot of RUN's VARIANT kernel on LINE reports: the
 	KUnit cases of what it has of the series (the base kernel: its first
-	patch's), the selftest's results when it runs, the clients' when they
-	run."""
+	patch's), the selftest's results when it runs, proc_listeners' where
+	the run asks for it, the clients' when they run."""
 	patches = (base_patches if variant == 'base' else series_patches)(line.series_dir)
 	checks = ['kunit:' + c for c in kunit_cases(patches)]
 	if run.mode == 'selftest':
 		checks += SELFTEST_CHECKS + NAMESPACE_CHECKS
+	if run.proc_listeners:
+		checks += PROC_LISTENERS_CHECKS
 	if run.clients:
 		checks += ['client:' + c for c in CLIENT_CHECKS]
 	return checks

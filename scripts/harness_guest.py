@@ -4,7 +4,8 @@ command line that boots a kernel with it, its accelerator, and the boot
 itself (harness_boot.boot_and_parse() reads its log).
 
 The initramfs holds Debian's busybox-static of the guest's architecture,
-tests/init and its console_drain, the kselftest install of the selftest
+tests/init, its console_drain and cn_proc_listener (the harness's listener,
+whose figures the tables show), the kselftest install of the selftest
 for each listener of the architecture (/kselftest, /kselftest32) (static),
 what run_kselftest.sh needs beyond
 busybox (harness_stage.TOOLS), and the real clients where the
@@ -14,9 +15,9 @@ The kselftest install is what a CI system builds from mainline to run on
 any kernel: the newest line's source (its run_kselftest.sh, lib.mk,
 kselftest.h and uapi headers) with the selftest staged in
 tools/testing/selftests/connector/ as its posting puts it, the whole
-connector collection (proc_filter too) built static
-(USERLDFLAGS=-static). The guest runs cn_proc_test of it (tests/init):
-proc_filter listens until interrupted.
+connector collection (proc_filter and proc_listeners too) built static
+(USERLDFLAGS=-static). The guest runs cn_proc_test and proc_listeners of it
+(tests/init): proc_filter listens until interrupted.
 """
 
 import os
@@ -73,7 +74,8 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options,
 	"""What build_initramfs() builds, in order, each with the name of its
 	log: the tree's uapi headers, the kselftest tree's, the selftest's
 	install of each listener (KSFT the kselftest tree, kselftest_tree()),
-	and the console drain."""
+	the console drain, and the harness's own listener (tests/init), against
+	the tree's headers."""
 	hdrs = os.path.join(tree.line_out, f'headers-{arch.name}')
 	root = os.path.join(tree.line_out, f'initramfs-{arch.name}')
 	ksft_out = os.path.join(opts.out, 'kselftest')
@@ -91,10 +93,14 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options,
 			'USERLDFLAGS=' + ' '.join([*flags, '-static']),
 			'KSFT_INSTALL_PATH=' + os.path.join(root, KSELFTEST_INSTALLS[bits]),
 			'install']))
-	argvs.append((f'console_drain-{arch.name}', [
-		arch.cross_compile + 'gcc', '-Wall', '-O2', '-static',
-		'-o', os.path.join(root, 'bin', 'console_drain'),
-		os.path.join(TOP, 'tests/console_drain.c')]))
+	programs: Tuple[Tuple[str, List[str]], ...] = (
+		('console_drain', []),
+		('cn_proc_listener', ['-isystem', os.path.join(hdrs, 'usr/include')]))
+	for prog, headers in programs:
+		argvs.append((f'{prog}-{arch.name}', [
+			arch.cross_compile + 'gcc', '-Wall', '-O2', '-static', *headers,
+			'-o', os.path.join(root, 'bin', prog),
+			os.path.join(TOP, f'tests/{prog}.c')]))
 	return argvs
 
 

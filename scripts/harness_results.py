@@ -14,13 +14,18 @@ its Test objects.
 The selftest runs through its kselftest install's run_kselftest.sh, whose
 KTAP has one result for it, the selftest's own KTAP nested in it as "# "
 lines (tests/init): parsed by kunit_parser, then the nested lines, one
-"# " taken off, by kunit_parser again. The run with -n (a network
-namespace per test) and those in a new pid and user namespace must SKIP
-the selftest, naming the namespace.
+"# " taken off, by kunit_parser again; so does proc_listeners, where the
+run asks for it. The run with -n (a network namespace per test) and those
+in a new pid and user namespace must SKIP the selftest, naming the
+namespace. The figures the tables show are the harness's own listener's,
+which init runs beside the plain run of the selftest (tests/init,
+tests/cn_proc_listener.c): its part ("cn_proc-figures") must exit 0 having
+printed "figures: KEY=VALUE ...".
 
 A boot's checks are the KUnit cases the kernel ran ("kunit:CASE"), the
 selftest's results ("NAME"), the selftest's result in each namespace
-("netns:cn_proc_test", "pidns:", "userns:") and the real clients'
+("netns:cn_proc_test", "pidns:", "userns:"), proc_listeners' results
+("proc_listeners:NAME") and the real clients'
 ("client:NAME"); before each client's result the guest names the Debian
 release that ran ("# cn_proc-staged: NAME PACKAGE VERSION SUITE"), which
 the table shows beside the check.
@@ -48,7 +53,7 @@ import re
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from harness_config import CLIENT_CHECKS, KSELFTEST_INSTALLS, Boot, kernel_cmdline
+from harness_config import CLIENT_CHECKS, KSELFTEST_INSTALLS, Boot
 
 PRINTK = re.compile(r'\[\s*\d+\.\d+\]\s?')
 PROBLEMS = re.compile(
@@ -58,19 +63,26 @@ PROBLEMS = re.compile(
 	r'sleeping function called from invalid context|scheduling while atomic|'
 	r'soft lockup|hard LOCKUP|rcu_.*stall|blocked for more than')
 # "PART: start COMMAND" (what init ran), "PART: per-test log", "PART: exit STATUS".
-PART = re.compile(r'(cn_proc-selftest(?:-netns|-pidns|-userns)?|cn_proc-clients): '
+PART = re.compile(r'(cn_proc-selftest(?:-netns|-pidns|-userns)?|cn_proc-clients|'
+		  r'cn_proc-figures|cn_proc-proc_listeners): '
 		  r'(?:(start)\b ?(.*)$|(per-test log)$|exit (\d+)$)')
 # The checks of each part are named with its prefix.
 PREFIX = {'cn_proc-selftest': '', 'cn_proc-clients': 'client:', 'cn_proc-selftest-netns': 'netns:',
-	  'cn_proc-selftest-pidns': 'pidns:', 'cn_proc-selftest-userns': 'userns:'}
-# The parts run through run_kselftest.sh, and what the selftest must SKIP
-# for in each namespace.
-KSELFTEST_PARTS = ('cn_proc-selftest', 'cn_proc-selftest-netns', 'cn_proc-selftest-pidns',
-		   'cn_proc-selftest-userns')
+	  'cn_proc-selftest-pidns': 'pidns:', 'cn_proc-selftest-userns': 'userns:',
+	  'cn_proc-proc_listeners': 'proc_listeners:'}
+# The parts run through run_kselftest.sh, the one test each runs, and what
+# the selftest must SKIP for in each namespace.
+KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
+KSELFTEST_PARTS = {'cn_proc-selftest': KSELFTEST_NAME, 'cn_proc-selftest-netns': KSELFTEST_NAME,
+		   'cn_proc-selftest-pidns': KSELFTEST_NAME,
+		   'cn_proc-selftest-userns': KSELFTEST_NAME,
+		   'cn_proc-proc_listeners': 'selftests: connector: proc_listeners'}
 SKIP_FOR = {'cn_proc-selftest-netns': 'network namespace',
 	    'cn_proc-selftest-pidns': 'pid namespace',
 	    'cn_proc-selftest-userns': 'user namespace'}
-KSELFTEST_NAME = 'selftests: connector: cn_proc_test'
+# The harness's listener's part and its line (tests/cn_proc_listener.c).
+FIGURES_PART = 'cn_proc-figures'
+FIGURES = re.compile(r'figures: ((?:[a-z_]+=\d+ ?)+)$')
 SKIP_ALL = re.compile(r'1\.\.0 # SKIP ?(.*)$')
 STAGED = re.compile(r'# cn_proc-staged: ([a-z0-9_]+) (\S+) (\S+) (\S+)$')
 
@@ -132,9 +144,10 @@ class Part:
 @dataclasses.dataclass(frozen=True)
 class BootReport:
 	"""What a boot's serial log reports: each check's status, the
-	selftest's figures ("# cn_proc: KEY=VALUE"), the release each client
-	check ran, the parts, the kernel's reports, what init said, and what
-	the kernel says of itself; LOG and TIMED_OUT from parse_log()."""
+	harness's listener's figures ("figures: KEY=VALUE ..."), the release
+	each client check ran, the parts, the kernel's reports, what init
+	said, and what the kernel says of itself; LOG and TIMED_OUT from
+	parse_log()."""
 	checks: Mapping[str, Status]
 	figures: Mapping[str, str]
 	releases: Mapping[str, str]
@@ -295,19 +308,20 @@ def init_facts(init_lines: Sequence[str]) -> Tuple[Optional[InitMode], List[str]
 
 def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status],
 	      figures: Dict[str, str], releases: Dict[str, str]) -> Part:
-	"""Part NAME as its log P says; its checks, the selftest's figures and
+	"""Part NAME as its log P says; its checks, the listener's figures and
 	the releases the clients ran into CHECKS, FIGURES and RELEASES."""
 	runner = Runner()
 	part_lines = p.lines
 	if name in KSELFTEST_PARTS:
-		runner, part_lines = kselftest_part(p, kunit_tool)
+		runner, part_lines = kselftest_part(p, kunit_tool, KSELFTEST_PARTS[name])
 	part = Part(p.command, p.exit, runner=runner)
 	for l in part_lines:
 		m = STAGED.match(l)
 		if m and name == 'cn_proc-clients':
 			releases['client:' + m.group(1)] = ' '.join(m.group(2, 3, 4))
-		if l.startswith('# cn_proc:'):
-			for kv in l[len('# cn_proc:'):].split():
+		m = FIGURES.match(l)
+		if m and name == FIGURES_PART:
+			for kv in m.group(1).split():
 				key, _, val = kv.partition('=')
 				figures[key] = val
 	if name not in PREFIX:
@@ -327,15 +341,15 @@ def read_part(name: str, p: PartLog, kunit_tool: str, checks: Dict[str, Status],
 	return dataclasses.replace(part, plan=plan, results=results, ktap=ktap)
 
 
-def kselftest_part(p: PartLog, kunit_tool: str) -> Tuple[Runner, List[str]]:
-	"""run_kselftest.sh's KTAP: its plan and its result for the selftest;
-	the selftest's own lines, nested in its result's log (and in the
-	per-test log of a run with -p), one "# " taken off."""
+def kselftest_part(p: PartLog, kunit_tool: str, test: str) -> Tuple[Runner, List[str]]:
+	"""run_kselftest.sh's KTAP: its plan and its result for TEST; the
+	test's own lines, nested in its result's log (and in the per-test log
+	of a run with -p), one "# " taken off."""
 	runner = _ktap(p.lines, kunit_tool)
 	result = None
 	nested = []
 	for t in runner.subtests:
-		if t.name and t.name.strip() == KSELFTEST_NAME:
+		if t.name and t.name.strip() == test:
 			result = status(t)
 			nested = t.log
 	nested = [l[2:] if l.startswith('# ') else l for l in nested + p.log]
@@ -368,7 +382,7 @@ KINDS = ('timed_out', 'kernel_report', 'init_error', 'kunit_error', 'no_kunit', 
 	 'init_missing', 'init_mode', 'init_clients', 'part_unexpected', 'listener', 'clocksource',
 	 'preempt', 'atomics', 'part_missing', 'part_unfinished', 'plan', 'exit_status', 'release',
 	 'client_missing', 'runner', 'runner_result', 'namespace_skip', 'unknown_check', 'failed',
-	 'did_not_fail', 'undecided')
+	 'did_not_fail', 'undecided', 'figures')
 
 # The selftest's checks of the order the series promises: it reports them
 # SKIP on a kernel whose /proc/kallsyms does not list proc_event_stamps,
@@ -399,10 +413,10 @@ def boot_problems(reported: BootReport) -> List[Problem]:
 	return why
 
 
-def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[Problem]:
-	"""What makes a boot of a run fail whatever its expectation. PROG_ARGS:
-	the arguments the boot gave the program init runs (the selftest's
-	load), part of the kernel command line it was given."""
+def problems(reported: BootReport, boot: Boot, cmdline: Sequence[str]) -> List[Problem]:
+	"""What makes a boot of a run fail whatever its expectation. CMDLINE:
+	the kernel command line the boot gave (harness_boot.boot_cmdline()),
+	the arguments of the program init runs among it."""
 	run = boot.run
 	why = boot_problems(reported)
 	why += [Problem('init_error', e, 'init: ' + e) for e in reported.init_errors]
@@ -412,11 +426,11 @@ def problems(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List
 		why.append(Problem('no_kunit', '', 'no KUnit results'))
 	# What the boot asked, as the kernel received it: init's parameters,
 	# the selftest's arguments among them, which nothing else reports.
-	asked = ' '.join(kernel_cmdline(run, prog_args))
+	asked = ' '.join(cmdline)
 	if reported.cmdline != asked:
 		why.append(Problem('cmdline', reported.cmdline or '',
-				   f'kernel command line: {reported.cmdline or "not reported"}, '
-				   f'the boot gave {asked}'))
+				   f'kernel command line: expected {asked}, the boot reported '
+				   f'{reported.cmdline or "none"}'))
 	if reported.cpus != run.cpus:
 		why.append(Problem('cpus', str(reported.cpus or ''),
 				   f'CPUs brought up: {reported.cpus or "not reported"}, '
@@ -469,14 +483,22 @@ def part_problems(reported: BootReport, part: str, listener: int) -> List[Proble
 	"""A part must have started and finished, reported its whole plan, and
 	exited 0 when all passed, 1 when some failed (kselftest's codes). One
 	run through run_kselftest.sh must have run the LISTENER's kselftest
-	install, reported the selftest's result as its results call for; one
-	in a namespace, a SKIP naming it."""
+	install, reported its test's result as its results call for; one in a
+	namespace, a SKIP naming it. The harness's listener must have exited 0
+	with its figures."""
 	p = reported.parts.get(part)
 	if p is None:
 		return [Problem('part_missing', part, f'{part} did not start')]
 	if p.exit is None:
 		return [Problem('part_unfinished', part, f'{part} did not finish')]
 	why: List[Problem] = []
+	if part == FIGURES_PART:
+		if not reported.figures:
+			why.append(Problem('figures', part,
+					   f'{part}: the listener printed no figures'))
+		if p.exit != 0:
+			why.append(Problem('exit_status', part, f'{part} exited {p.exit}'))
+		return why
 	prefix = PREFIX[part]
 	runner = p.runner
 	if part in KSELFTEST_PARTS:
@@ -485,11 +507,11 @@ def part_problems(reported: BootReport, part: str, listener: int) -> List[Proble
 			why.append(Problem('listener', part,
 					   f'{part} ran {p.command or "nothing"}, '
 					   f'not the {listener}-bit listener\'s {script}'))
-		if runner.plan != 1 or runner.results != (KSELFTEST_NAME,):
+		if runner.plan != 1 or runner.results != (KSELFTEST_PARTS[part],):
 			why.append(Problem('runner', part,
 					   f'{part}: run_kselftest.sh planned {runner.plan} and '
 					   f'reported {", ".join(runner.results) or "nothing"}, '
-					   f'not {KSELFTEST_NAME} alone'))
+					   f'not {KSELFTEST_PARTS[part]} alone'))
 	if part in SKIP_FOR:
 		if runner.status is not Status.SKIP or not runner.skip or \
 		   SKIP_FOR[part] not in runner.skip:
@@ -503,10 +525,10 @@ def part_problems(reported: BootReport, part: str, listener: int) -> List[Proble
 	mine = [k for k in reported.checks if (k.startswith(prefix) if prefix else ':' not in k)]
 	failed = any(reported.checks[k] is not Status.OK and reported.checks[k] is not Status.SKIP
 		     for k in mine)
-	if part == 'cn_proc-selftest' and runner.status is not None and not why and \
-	   runner.status is not (Status.FAIL if failed else Status.OK):
+	if part in KSELFTEST_PARTS and part not in SKIP_FOR and runner.status is not None and \
+	   not why and runner.status is not (Status.FAIL if failed else Status.OK):
 		why.append(Problem('runner_result', part,
-				   f'{part}: run_kselftest.sh reported cn_proc_test '
+				   f'{part}: run_kselftest.sh reported {KSELFTEST_PARTS[part]} '
 				   f'{runner.status}, its checks '
 				   f'{"some failed" if failed else "all passed"}'))
 	if p.exit != (1 if failed or runner.status is Status.FAIL else 0):
@@ -514,10 +536,10 @@ def part_problems(reported: BootReport, part: str, listener: int) -> List[Proble
 	return why
 
 
-def verdict(reported: BootReport, boot: Boot, prog_args: Sequence[str]) -> List[Problem]:
+def verdict(reported: BootReport, boot: Boot, cmdline: Sequence[str]) -> List[Problem]:
 	"""Empty if the boot ended as its run expects, else why not.
-	PROG_ARGS: as problems()."""
-	why = problems(reported, boot, prog_args)
+	CMDLINE: as problems()."""
+	why = problems(reported, boot, cmdline)
 	must, may = set(boot.expect.fail), set(boot.expect.may_fail)
 	got = {k for k, v in reported.checks.items() if v not in (Status.OK, Status.SKIP)}
 	why += [Problem('unknown_check', c, f'{c}, expected, is no check of this boot')

@@ -485,9 +485,12 @@ class Runs(unittest.TestCase):
 		self.assertEqual(harness_config.kernel_cmdline(kunit, ['-w', '4']),
 				 own + ['cnproc_run=kunit'])
 		self.assertEqual(r.parts(),
-				 ['cn_proc-selftest', 'cn_proc-selftest-netns',
+				 ['cn_proc-selftest', 'cn_proc-figures', 'cn_proc-selftest-netns',
 				  'cn_proc-selftest-pidns',
 				  'cn_proc-selftest-userns', 'cn_proc-clients'])
+		r = harness_config.parse_run(0, {**self.GOOD, 'proc_listeners': True}, LINES)
+		self.assertEqual(harness_config.kernel_cmdline(r)[-1], 'cnproc_proc_listeners=1')
+		self.assertEqual(r.parts()[-1], 'cn_proc-proc_listeners')
 
 	def test_unknown_keys_modes_and_values_are_errors(self):
 		self.refused('mdoe', mdoe='kunit')
@@ -691,13 +694,23 @@ class Runs(unittest.TestCase):
 		(results_test holds them to a real boot)."""
 		source = harness_util.file_text(os.path.join(TOP, harness_guest.SELFTEST,
 							     'cn_proc_test.c'))
-		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"', source)
-		order = re.findall(r'test_order\([^;]*"([a-z_]+)"\);', source)
+		names = re.findall(r'report\([^;]*"([a-z_]+)", NULL\);', source)
+		order = re.findall(r'report\([^;]*"([a-z_]+)", undecided\);', source)
+		kinds = re.findall(r'\bK\("([a-z_]+)",', source)
 		self.assertEqual(sorted(order), ['ack_order', 'load_order', 'load_unique'])
-		names += order
-		self.assertTrue(names)
-		for name in names:
-			self.assertIn(name, harness_config.SELFTEST_CHECKS)
+		self.assertEqual(len(kinds), 11)
+		self.assertEqual(sorted(names + order + kinds), sorted(harness_config.SELFTEST_CHECKS))
+
+	def test_the_checks_proc_listeners_reports(self):
+		"""PROC_LISTENERS_CHECKS: every name proc_listeners gives a result."""
+		source = harness_util.file_text(os.path.join(TOP, harness_guest.SELFTEST,
+							     'proc_listeners.c'))
+		cases = re.findall(r'\{ "([a-z_]+)", (?:true|false), (?:true|false),', source)
+		self.assertIn('"%s_as_%s\\n", l->name,', source)
+		names = re.findall(r'ksft_test_result\([^;]*"([a-z_]+)\\n"\);', source)
+		names += [f'{c}_as_{who}' for c in cases for who in ('root', 'nobody')]
+		self.assertEqual(sorted('proc_listeners:' + n for n in names),
+				 sorted(harness_config.PROC_LISTENERS_CHECKS))
 
 	def test_the_kunit_cases_are_the_series(self):
 		cases = ['ktime_stamp_ns_increasing_test', 'ktime_stamp_ns_follows_clock_test',
@@ -1035,9 +1048,9 @@ class Orchestration(HarnessCase):
 			base = os.path.join(LOGS, 'x86_64-smp2-base.log')
 			status, out = self.harness('parse', False, base, '7.3', 'smp2', 'patched')
 			self.assertRegex(out, r'(?m)^\[FAILED\] 1/1 Linux 7.3 x86_64 smp2 patched: '
-					 r'\d+/\d+ checks ok, inversions 8, ties 0, '
+					 r'\d+/\d+ checks ok, inversions 6, ties 0, '
 					 r'UNEXPECTED \(0s\): .*load_order failed.*; log '
-					 + re.escape(base) + ': not ok 17 load_order$')
+					 + re.escape(base) + ': not ok 16 load_order$')
 			mutant = os.path.join(LOGS, 'x86_64-mutant-helper.log')
 			status, out = self.harness('parse', False, mutant, '7.3', 'mutant-helper',
 						   'plain-ktime-get-ns')
@@ -1140,10 +1153,16 @@ class SelftestHostTest(unittest.TestCase):
 		selftests = os.path.join(os.path.dirname(KUNIT_TOOL), 'selftests')
 		with tempfile.TemporaryDirectory() as tmp:
 			subprocess.run(harness.selftest_host_test_argv(selftests, tmp), check=True)
-			proc = subprocess.run([os.path.join(tmp, 'event_check_test')],
+			proc = subprocess.run([os.path.join(tmp, 'cn_proc_test_checks')],
 					      stdout=subprocess.PIPE, text=True)
 		self.assertEqual(proc.returncode, 0, proc.stdout)
-		self.assertRegex(proc.stdout, r'\nok [0-9]+ global.stamps_in_order\n')
+		self.assertRegex(proc.stdout, r'\nok [0-9]+ global.kallsyms\n')
+
+	def test_the_guests_listener_builds(self):
+		"""tests/cn_proc_listener.c, which the guest builds against the
+		tree's headers, builds here too: -Wall, no warning."""
+		subprocess.run(['gcc', '-Wall', '-Werror', '-fsyntax-only',
+				os.path.join(TOP, 'tests', 'cn_proc_listener.c')], check=True)
 
 
 class SelftestPatch(unittest.TestCase):
@@ -1184,7 +1203,7 @@ class SelftestPatch(unittest.TestCase):
 		self.assertIn('\n+F:\ttools/testing/selftests/connector/\n'
 			      ' F:\ttools/testing/selftests/drivers/net/\n', text)
 		# The test's host test, its changelog and the per-file diffs stay out.
-		for f in ('event_check_test.c', 'changelog', '.diff', 'settings'):
+		for f in ('cn_proc_test_checks.c', 'changelog', '.diff', 'settings'):
 			self.assertNotIn(f'{f}\n',
 					 ''.join(l + '\n' for l in re.findall(r'^\+\+\+ b/(\S+)',
 									      text, re.M)))

@@ -7,13 +7,19 @@ its test_data/: boots of the test kernels (x86_64-*, arm64-*), and
 crafted copies of them with one thing changed each (the others). The boots
 from before the selftest ran through run_kselftest.sh have its selftest
 part rewritten in that form (run_kselftest.sh's KTAP, the selftest's
-nested in it, and the runs in a network, pid and user namespace).
+nested in it, and the runs in a network, pid and user namespace); the
+crafted copies made before the harness's own listener have its part added
+after the selftest's (cn_proc-figures, their old "# cn_proc:" figures in
+its line). tests/logs/real-boots.txt lists the real boots, each with the
+command that judges it and its boot's verdict (RealBoots).
 
 They need the newest line's tools/testing/kunit, whose kunit_parser reads
 the KTAP: make unit-tests gives its path in KUNIT_TOOL.
 """
 
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import types
@@ -23,6 +29,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, 'scripts'))
 sys.dont_write_bytecode = True
 
+import harness_boot  # noqa: E402
 import harness_config  # noqa: E402
 import harness_results  # noqa: E402
 import harness_tables  # noqa: E402
@@ -43,9 +50,15 @@ def boot(run, variant='patched', **changes):
 	return harness_config.Boot('7.3', r, variant, dict(r.kernels)[variant])
 
 
+def cmdline(b, prog_args=()):
+	"""The kernel command line boot B gives, the selftest's PROG_ARGS
+	(and -a on base) among it."""
+	return harness_boot.boot_cmdline(b, harness_config.Options(selftest_args=tuple(prog_args)))
+
+
 def judge(log, b, timed_out=False):
 	reported = harness_results.parse_log(os.path.join(LOGS, log), timed_out, KUNIT_TOOL)
-	return reported, harness_results.verdict(reported, b, ())
+	return reported, harness_results.verdict(reported, b, cmdline(b))
 
 
 def kinds(why):
@@ -79,10 +92,16 @@ def given(lines, old, new):
 	return [l.replace(old, new) if 'Kernel command line:' in l else l for l in lines]
 
 
+def as_base(log):
+	"""The lines of LOG, a crafted copy of a patched boot's, as a base boot
+	of its run would have them: the selftest given -a."""
+	return given(log_lines(log), 'cnproc_clients=1', 'cnproc_clients=1 cnproc_args="-a"')
+
+
 def judge_lines(lines, b, timed_out=False, prog_args=()):
 	reported = harness_config.dataclasses.replace(harness_results.parse(lines, KUNIT_TOOL),
 						      timed_out=timed_out)
-	return reported, harness_results.verdict(reported, b, prog_args)
+	return reported, harness_results.verdict(reported, b, cmdline(b, prog_args))
 
 
 @unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
@@ -101,12 +120,66 @@ class Logs(unittest.TestCase):
 		self.assertEqual(reported.checks['kunit:ktime_stamp_ns_concurrent_test'], Status.OK)
 		self.assertEqual(reported.checks['client:keepalived'], Status.OK)
 		self.assertEqual(reported.figures['inversions'], '0')
-		self.assertEqual(reported.parts['cn_proc-selftest'].plan, 18)
+		self.assertEqual(reported.parts['cn_proc-selftest'].plan, 17)
 		self.assertEqual(reported.parts['cn_proc-selftest'].runner.status, Status.OK)
 		for ns in ('netns', 'pidns', 'userns'):
 			self.assertEqual(reported.checks[ns + ':cn_proc_test'], Status.SKIP)
 		self.assertIn('network namespace',
 			      reported.parts['cn_proc-selftest-netns'].runner.skip)
+
+	def test_the_figures_are_the_harness_listeners(self):
+		"""The figures are those the listener's part printed, and only
+		that part's: its line, and its exit status 0, are required."""
+		keys = ['events', 'cpus', 'inversions', 'max_inversion_ns', 'ties', 'duplicates',
+			'lead_ns', 'gaps', 'enobufs', 'rate']
+		reported = self.assertVerdict('x86_64-smp2-patched.log', boot('smp2'), [])
+		self.assertEqual(list(reported.figures), keys)
+		self.assertGreaterEqual(int(reported.figures['events']), 20000)
+		lines = log_lines('x86_64-smp2-patched.log')
+		figures = next(l for l in lines if l.startswith('figures: '))
+		elsewhere = edited_lines(lines, 'cn_proc-clients: start', 'cn_proc-clients: start\n'
+					 'figures: events=1 cpus=1')
+		self.assertEqual(harness_results.parse(elsewhere, KUNIT_TOOL).figures,
+				 reported.figures)
+		self.assertEqual(kinds(judge_lines(edited_lines(lines, figures, ''), boot('smp2'))[1]),
+				 [('figures', 'cn_proc-figures')])
+		self.assertEqual(kinds(judge_lines(edited_lines(lines, 'cn_proc-figures: exit 0',
+								'cn_proc-figures: exit 1'),
+						   boot('smp2'))[1]),
+				 [('exit_status', 'cn_proc-figures')])
+		gone = [l for l in lines if not l.startswith(('cn_proc-figures: ', 'figures: '))]
+		self.assertEqual(kinds(judge_lines(gone, boot('smp2'))[1]),
+				 [('part_missing', 'cn_proc-figures')])
+
+	def test_proc_listeners_results_are_judged(self):
+		"""proc_listeners, where the run asks, run through run_kselftest.sh
+		and judged as the selftest is; where it does not, its part fails
+		the boot."""
+		b = boot('m32')
+		reported = self.assertVerdict('x86_64-m32-patched.log', b, [])
+		mine = sorted(k for k in reported.checks if k.startswith('proc_listeners:'))
+		self.assertEqual(mine, sorted(harness_config.PROC_LISTENERS_CHECKS))
+		self.assertEqual(reported.checks['proc_listeners:count_zero_at_start'], Status.OK)
+		self.assertEqual(reported.parts['cn_proc-proc_listeners'].runner.status, Status.FAIL)
+		self.assertIn(('part_unexpected', 'cn_proc-proc_listeners'),
+			      kinds(judge('x86_64-m32-patched.log', boot('m32', proc_listeners=False))[1]))
+		# run_kselftest.sh's result must be its test's results'
+		lines = log_lines('x86_64-m32-patched.log')
+		ok = edited_lines(lines, 'not ok 1 selftests: connector: proc_listeners',
+				  'ok 1 selftests: connector: proc_listeners')
+		self.assertEqual(kinds(judge_lines(ok, b)[1]),
+				 [('runner_result', 'cn_proc-proc_listeners')])
+		other = edited_lines(lines, 'not ok 1 selftests: connector: proc_listeners',
+				     'not ok 1 selftests: connector: cn_proc_test')
+		self.assertIn(('runner', 'cn_proc-proc_listeners'), kinds(judge_lines(other, b)[1]))
+		# and each case as the run expects: a pass that must fail, a failure
+		must = harness_config.dataclasses.replace(b, expect=harness_config.Expect(
+			fail=('proc_listeners:count_zero_at_start',)))
+		self.assertIn(('did_not_fail', 'proc_listeners:count_zero_at_start'),
+			      kinds(judge('x86_64-m32-patched.log', must)[1]))
+		none = harness_config.dataclasses.replace(b, expect=harness_config.Expect())
+		self.assertIn(('failed', 'proc_listeners:killed_as_root'),
+			      kinds(judge('x86_64-m32-patched.log', none)[1]))
 
 	def test_a_base_boot_fails_as_its_run_expects(self):
 		b = boot('jiffies', 'base')
@@ -117,8 +190,10 @@ class Logs(unittest.TestCase):
 		kunit = {k: v for k, v in reported.checks.items() if k.startswith('kunit:')}
 		self.assertEqual(kunit, {'kunit:' + c: Status.OK
 					 for c in harness_config.kunit_cases(base)})
-		self.assertVerdict('x86_64-jiffies-base.log', boot('jiffies', 'patched'),
-				   [('failed', 'load_order'), ('failed', 'load_unique')])
+		# As a patched boot's (without -a): the checks of the bug fail it.
+		lines = given(log_lines('x86_64-jiffies-base.log'), ' cnproc_args="-a"', '')
+		self.assertEqual(kinds(judge_lines(lines, boot('jiffies', 'patched'))[1]),
+				 [('failed', 'load_order'), ('failed', 'load_unique')])
 
 	def test_a_base_kernel_must_run_its_kunit_cases(self):
 		"""It has the series' first patch, which adds them."""
@@ -184,7 +259,7 @@ class Logs(unittest.TestCase):
 	def test_the_alternatives_make_the_choice(self):
 		"""LL/SC once the system-wide alternatives apply without LSE; none if
 		the boot never got that far."""
-		self.assertVerdict('arm64-no-alternatives.log', boot('arm64-llsc'),
+		self.assertVerdict('no-alternatives.log', boot('arm64-llsc'),
 				   [('atomics', '')])
 
 	def test_a_boot_reports_the_checks_configs_can_name(self):
@@ -219,6 +294,7 @@ class Logs(unittest.TestCase):
 	def test_a_selftest_that_did_not_finish(self):
 		self.assertVerdict('selftest-unfinished.log', boot('smp2'),
 				   [('part_unfinished', 'cn_proc-selftest'),
+				    ('part_missing', 'cn_proc-figures'),
 				    ('part_missing', 'cn_proc-selftest-netns'),
 				    ('part_missing', 'cn_proc-selftest-pidns'),
 				    ('part_missing', 'cn_proc-selftest-userns')])
@@ -234,8 +310,8 @@ class Logs(unittest.TestCase):
 			      kinds(judge('plan-missing.log', boot('smp2'))[1]))
 
 	def test_arguments_the_selftest_rejects(self):
-		for variant in ('patched', 'base'):
-			why = judge('selftest-usage.log', boot('smp2', variant))[1]
+		for why in (judge('selftest-usage.log', boot('smp2'))[1],
+			    judge_lines(as_base('selftest-usage.log'), boot('smp2', 'base'))[1]):
 			self.assertEqual(kinds(why)[0], ('plan', 'cn_proc-selftest'))
 
 	def test_the_exit_status_must_match_the_results(self):
@@ -258,10 +334,10 @@ class Logs(unittest.TestCase):
 	def test_run_kselftest_n_must_skip_for_the_network_namespace(self):
 		"""A FAIL (the selftest's Bail out on ECONNREFUSED), and a SKIP
 		whose reason is lost, both fail a boot, base or patched."""
-		for variant in ('base', 'patched'):
-			reported = self.assertVerdict('netns-fail.log', boot('smp2', variant),
-						      [('namespace_skip', 'cn_proc-selftest-netns'),
-						       ('failed', 'netns:cn_proc_test')])
+		for reported, why in (judge_lines(as_base('netns-fail.log'), boot('smp2', 'base')),
+				      judge('netns-fail.log', boot('smp2'))):
+			self.assertEqual(kinds(why), [('namespace_skip', 'cn_proc-selftest-netns'),
+						      ('failed', 'netns:cn_proc_test')])
 			self.assertEqual(reported.parts['cn_proc-selftest-netns'].runner.status,
 					 Status.FAIL)
 		reported = self.assertVerdict('netns-reason-missing.log', boot('smp2'),
@@ -388,7 +464,8 @@ class Logs(unittest.TestCase):
 		lines = given(log_lines('x86_64-smp2-patched.log'), 'cnproc_clients=1',
 			      'cnproc_listener=32 cnproc_clients=1')
 		self.assertEqual(kinds(judge_lines(lines, boot('smp2', listener=32))[1]),
-				 [('listener', p) for p in harness_results.KSELFTEST_PARTS])
+				 [('listener', p) for p in harness_results.KSELFTEST_PARTS
+				  if p in RUNS['smp2'].parts()])
 		lines = [l.replace('/kselftest/run_kselftest.sh', '/kselftest32/run_kselftest.sh')
 			 for l in lines]
 		self.assertEqual(judge_lines(lines, boot('smp2', listener=32))[1], [])
@@ -442,8 +519,8 @@ class Logs(unittest.TestCase):
 			self.assertEqual(judge_lines(lines, boot('smp2'))[1], [], line)
 
 	def test_a_printk_inside_a_result_and_the_exit_line_is_cut_off(self):
-		lines = edited('x86_64-smp2-patched.log', 'ok 17 load_order\n',
-			       'ok 17 load_order[    5.100000] random: crng init done\n')
+		lines = edited('x86_64-smp2-patched.log', 'ok 16 load_order\n',
+			       'ok 16 load_order[    5.100000] random: crng init done\n')
 		lines = [l.replace('cn_proc-selftest: exit 0\n',
 				   'cn_proc-selftest: exit 0[    5.2] e1000: link up\n')
 			 for l in lines]
@@ -491,17 +568,17 @@ class Logs(unittest.TestCase):
 		runs the selftest with -a (base): the selftest must decide the
 		order checks there, on base too."""
 		for check in harness_results.ORDER_CHECKS:
-			n = {'ack_order': 2, 'load_order': 17, 'load_unique': 18}[check]
+			n = {'ack_order': 2, 'load_order': 16, 'load_unique': 17}[check]
 			lines = edited('x86_64-smp2-patched.log', f'ok {n} {check}\n',
 				       f'ok {n} {check} # SKIP no proc_event_stamps in '
-				       '/proc/kallsyms: seq order not promised\n')
+				       '/proc/kallsyms\n')
 			reported, why = judge_lines(lines, boot('smp2'))
 			self.assertEqual(reported.checks[check], Status.SKIP)
 			self.assertEqual(kinds(why), [('undecided', check)], check)
 
 	def test_a_skipped_result_is_no_failure(self):
-		lines = edited('x86_64-smp2-patched.log', 'ok 11 coredump\n',
-			       'ok 11 coredump # SKIP no core dumps\n')
+		lines = edited('x86_64-smp2-patched.log', 'ok 4 coredump\n',
+			       'ok 4 coredump # SKIP no core dumps\n')
 		reported, why = judge_lines(lines, boot('smp2'))
 		self.assertEqual(reported.checks['coredump'], Status.SKIP)
 		self.assertEqual(why, [])
@@ -533,7 +610,7 @@ class BootLine(unittest.TestCase):
 				 r'inversions -, ties -, as expected \(49s\)$')
 		# Booted as a kernel that must pass everything: the mutant is caught.
 		b = harness_config.dataclasses.replace(b, expect=harness_config.Expect())
-		why = harness_results.verdict(reported, b, ())
+		why = harness_results.verdict(reported, b, cmdline(b))
 		line = harness_tables.boot_line(harness_results.Judged(b, reported, tuple(why)), 3,
 						12, 49.4)
 		log = os.path.join(LOGS, 'x86_64-mutant-helper.log')
@@ -546,14 +623,14 @@ class BootLine(unittest.TestCase):
 				 f'log {log}: not ok 1 ktime_stamp_ns_increasing_test')
 
 	def test_the_first_failing_line_is_one_of_a_check_that_made_it_unexpected(self):
-		b = boot('smp2', 'base')
-		reported, _ = judge('x86_64-smp2-base.log', b)
+		b = boot('jiffies', 'base')
+		reported, _ = judge('x86_64-jiffies-base.log', b)
 		unique = harness_results.Problem('failed', 'load_unique', 'load_unique failed')
 		j = harness_results.Judged(b, reported, (unique,))
-		self.assertEqual(harness_tables.first_failure(j), 'not ok 18 load_unique')
+		self.assertEqual(harness_tables.first_failure(j), 'not ok 17 load_unique')
 		other = harness_results.Problem('timed_out', '', 'boot timed out')
 		j = harness_results.Judged(b, reported, (other,))
-		self.assertEqual(harness_tables.first_failure(j), 'not ok 17 load_order')
+		self.assertEqual(harness_tables.first_failure(j), 'not ok 16 load_order')
 
 	def test_the_terminal_table_is_narrow(self):
 		judged = [harness_results.Judged(boot(r, v), judge(log, boot(r, v))[0], ())
@@ -652,3 +729,35 @@ class KernelsTested(unittest.TestCase):
 	def test_no_tables_no_line(self):
 		self.assertEqual(harness_tables.kernels_tested(['no title here']), '')
 
+
+
+@unittest.skipUnless(KUNIT_TOOL, 'KUNIT_TOOL: no kunit_parser')
+class RealBoots(unittest.TestCase):
+	"""Each serial log of a real boot (tests/logs/real-boots.txt), judged
+	again by the command a user types, scripts/harness.py parse LOG LINE
+	RUN VARIANT, against configs/ (not the tests' own runs), gives the
+	verdict its boot gave."""
+
+	@staticmethod
+	def index():
+		with open(os.path.join(LOGS, 'real-boots.txt')) as f:
+			return [l.split() for l in f if l.strip() and not l.startswith('#')]
+
+	def test_every_real_boot_is_listed(self):
+		named = {f for f in os.listdir(LOGS) if re.match(r'(x86_64|arm64)-.*\.log$', f)}
+		self.assertEqual(sorted(named), sorted(row[0] for row in self.index()))
+
+	def test_parse_gives_the_verdict_of_the_boot(self):
+		# The newest line's source, whose kunit_parser KUNIT_TOOL is.
+		ksrc = os.path.dirname(os.path.dirname(os.path.dirname(KUNIT_TOOL)))
+		for log, line, run, variant, verdict in self.index():
+			with self.subTest(log=log), tempfile.TemporaryDirectory() as out:
+				proc = subprocess.run(
+					[sys.executable, os.path.join(TOP, 'scripts', 'harness.py'), 'parse',
+					 f'--ksrc={ksrc}', f'--out={out}', os.path.join(LOGS, log), line,
+					 run, variant], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+					text=True, env={**os.environ, 'PYTHONDONTWRITEBYTECODE': '1'})
+				self.assertEqual(proc.returncode, 0 if verdict == 'passed' else 1,
+						 proc.stdout)
+				self.assertIn('as expected' if verdict == 'passed' else 'UNEXPECTED',
+					      proc.stdout.splitlines()[0])
