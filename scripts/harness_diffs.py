@@ -1,20 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The per-file view of the upstream series, the selftest's patch, and
+"""The per-file view of the upstream series, the selftest's patches, and
 the cover letter's table of the boot test's figures.
 
 For each file the series (the newest line's) touches outside the selftest,
 the whole series' change to it as FILE.diff at that file's path in the
-repository, against the line's pristine source. The selftest is kept whole
-as it sits in the tree after its posting (tools/testing/selftests/connector/);
-its posting, the series' last patch, is made from those files and its
-changelog (tests/selftest/changelog) by git format-patch against the
-pristine source's connector directory. Both are generated, never edited by
-hand; with --check nothing is written, and a stale, missing or left-over
-diff, a patch that differs from what the files make, or a series that does
-not end with it fails. The cover letter's table is made from RESULTS (make
-results), so that the figures it quotes are that run's; with --check, a
-table that differs fails."""
+repository, against the line's pristine source. The selftest directory
+is kept whole as it sits in the tree after the series
+(tools/testing/selftests/connector/); each of its patches
+(SELFTEST_PATCHES: net's fix brings proc_listeners, the series
+cn_proc_test) is made from those files, as they are once that patch is
+applied, and its changelog (tests/selftest/PROGRAM.changelog) by git
+format-patch against the pristine source's connector directory. Both are
+generated, never edited by hand; with --check nothing is written, and a
+stale, missing or left-over diff, a patch that differs from what the
+files make, or a posting that does not end with its selftest patch
+fails. The cover letter's table is made from RESULTS (make results), so
+that the figures it quotes are that run's; with --check, a table that
+differs fails."""
 
+import dataclasses
 import email.utils
 import glob
 import os
@@ -32,10 +36,33 @@ from harness_util import TOP, HarnessError, file_text, note, run
 # Where *.diff files are the harness's, not per-file diffs.
 NOT_DIFFS = ('out', 'patches', 'tests', '.git')
 SELFTEST = 'tools/testing/selftests/connector'
-# The selftest's patch: its changelog (From:, Date:, Subject: headers, a
-# blank line, the message) and its place in the series.
-CHANGELOG = 'tests/selftest/changelog'
-PATCH_NUMBER, PATCH_TOTAL = 3, 3
+
+
+@dataclasses.dataclass(frozen=True)
+class SelftestPatch:
+	"""A patch of the series that makes the selftest directory: the
+	directory of its posting under patches/ ('' for the series'), and the
+	programs (PROGRAM.c, in TEST_GEN_PROGS and .gitignore) and the config
+	fragment's options it adds. Its changelog (From:, Date:, Subject:
+	headers, a blank line, the message) is tests/selftest/PROGRAM.changelog
+	of its first program."""
+	posting: str
+	programs: Tuple[str, ...]
+	config: Tuple[str, ...]
+
+	@property
+	def changelog(self) -> str:
+		return f'tests/selftest/{self.programs[0]}.changelog'
+
+
+# The selftest directory's patches, in the series' order.
+SELFTEST_PATCHES = (
+	SelftestPatch('net', ('proc_listeners',),
+		      ('CONFIG_CONNECTOR', 'CONFIG_MULTIUSER', 'CONFIG_NET', 'CONFIG_PROC_EVENTS',
+		       'CONFIG_PROC_FS')),
+	SelftestPatch('', ('cn_proc_test',),
+		      ('CONFIG_COREDUMP', 'CONFIG_KALLSYMS', 'CONFIG_KALLSYMS_ALL')),
+)
 # The patch adds the selftest's directory to the MAINTAINERS entry that
 # has the connector (NETWORKING DRIVERS), among its F: lines in order.
 CONNECTOR_F = 'F:\tdrivers/connector/'
@@ -87,71 +114,131 @@ def expected(line: KernelLine, src: str) -> dict:
 
 
 def selftest_files() -> list:
-	"""The selftest's files as its posting leaves them in the tree."""
+	"""The selftest's files as the series leaves them in the tree."""
 	return sorted(f for f in os.listdir(os.path.join(TOP, SELFTEST))
 		      if os.path.isfile(os.path.join(TOP, SELFTEST, f)))
 
 
-def changelog() -> Tuple[Dict[str, str], str]:
+def changelog(path: str) -> Tuple[Dict[str, str], str]:
 	"""The changelog's headers and its message."""
-	text = file_text(os.path.join(TOP, CHANGELOG))
+	text = file_text(os.path.join(TOP, path))
 	head, sep, msg = text.partition('\n\n')
 	headers = dict(l.split(': ', 1) for l in head.splitlines())
 	if not sep or sorted(headers) != ['Date', 'From', 'Subject'] or not msg.strip():
-		raise HarnessError(f'{CHANGELOG}: not From:, Date:, Subject:, a blank line and '
+		raise HarnessError(f'{path}: not From:, Date:, Subject:, a blank line and '
 				   'the message')
 	return headers, msg
 
 
-def selftest_patch(src: str) -> Tuple[str, str]:
-	"""(name, text) of the selftest's patch: the commit that puts the
-	repository's selftest files into SRC's connector directory, and the
-	directory into MAINTAINERS (maintainers_with_selftest()), with the changelog's author,
-	date and message (the committer the same, so the commit id is too), as
-	git format-patch writes it, numbered PATCH_NUMBER/PATCH_TOTAL."""
-	headers, msg = changelog()
-	name, addr = email.utils.parseaddr(headers['From'])
-	who = {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': addr,
-	       'GIT_AUTHOR_DATE': headers['Date'],
-	       'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': addr,
-	       'GIT_COMMITTER_DATE': headers['Date'],
-	       # the same patch whatever the user's git configuration says
-	       'GIT_CONFIG_GLOBAL': '/dev/null', 'GIT_CONFIG_NOSYSTEM': '1'}
+def selftest_state(k: int, pristine: str) -> Dict[str, str]:
+	"""The selftest directory's files once SELFTEST_PATCHES[K] is applied:
+	the pristine directory's (PRISTINE), and the repository's but for the
+	later patches' programs, their lines of the Makefile and .gitignore,
+	and their options of the config fragment; a line of the config or a
+	program that no patch adds fails."""
+	later = SELFTEST_PATCHES[k + 1:]
+	progs = {g for t in later for g in t.programs}
+	opts = {o for t in later for o in t.config}
+	every = {o for t in SELFTEST_PATCHES for o in t.config}
+	files = {f: file_text(os.path.join(pristine, f)) for f in os.listdir(pristine)}
+	for f in selftest_files():
+		text = file_text(os.path.join(TOP, SELFTEST, f))
+		if f.endswith('.c') and f not in files and \
+		   f[:-2] not in {g for t in SELFTEST_PATCHES for g in t.programs}:
+			raise HarnessError(f'{SELFTEST}/{f}: no patch of SELFTEST_PATCHES adds it')
+		if f.endswith('.c') and f[:-2] in progs:
+			continue
+		lines = text.splitlines(keepends=True)
+		if f == 'Makefile':
+			lines = [l for l in lines if l.strip().rstrip('\\').strip() not in progs]
+		elif f == '.gitignore':
+			lines = [l for l in lines if l.strip() not in progs]
+		elif f == 'config':
+			for l in lines:
+				if l.split('=')[0] not in every:
+					raise HarnessError(f'{SELFTEST}/config: {l.strip()}: no patch of '
+							   'SELFTEST_PATCHES adds it')
+			lines = [l for l in lines if l.split('=')[0] not in opts]
+		files[f] = ''.join(lines)
+	return files
+
+
+def posting_total(posting: str) -> int:
+	"""How many patches of patches/series are POSTING's."""
+	return len([l for l in file_text(os.path.join(TOP, 'patches', 'series')).split()
+		    if os.path.dirname(l) == posting])
+
+
+def selftest_patches(src: str) -> List[Tuple[str, str]]:
+	"""(path under patches/, text) of each of SELFTEST_PATCHES: the commits
+	that make SRC's connector directory what each leaves (selftest_state()),
+	the first also adding the directory to MAINTAINERS
+	(maintainers_with_selftest()), each with its changelog's author, date
+	and message (the committer the same, so the commit id is too), as git
+	format-patch writes them, numbered in their posting (the last of it)."""
+	out = []
 	with tempfile.TemporaryDirectory() as repo:
 		dst = os.path.join(repo, SELFTEST)
+		pristine = os.path.join(repo, 'pristine')
 		shutil.copytree(os.path.join(src, SELFTEST), dst)
+		shutil.copytree(os.path.join(src, SELFTEST), pristine)
 		git = ['git', '-C', repo, '-c', 'core.autocrlf=false', '-c', 'commit.gpgsign=false']
 		shutil.copy(os.path.join(src, 'MAINTAINERS'), os.path.join(repo, 'MAINTAINERS'))
-		for argv in (['init', '-q'], ['add', '-f', '.'],
+		for argv in (['init', '-q'], ['add', '-f', SELFTEST, 'MAINTAINERS'],
 			     ['commit', '-q', '--allow-empty', '-m', 'base']):
-			run(git + argv, env=who, capture='all', quiet=True)
-		for f in selftest_files():	# the tree's others (proc_filter.c) stay
-			shutil.copy(os.path.join(TOP, SELFTEST, f), os.path.join(dst, f))
-		with open(os.path.join(repo, 'MAINTAINERS'), 'w') as f:
-			maintainers = file_text(os.path.join(src, 'MAINTAINERS'))
-			f.write(maintainers_with_selftest(maintainers))
-		run(git + ['add', '-f', '-A', '.'], env=who, capture='all', quiet=True)
-		run(git + ['commit', '-q', '-F', '-'], env=who,
-		    input=f'{headers["Subject"]}\n\n{msg}',
-		    capture='all', quiet=True)
-		out = os.path.join(repo, 'out')
-		run(git + ['format-patch', '-q', '-1', f'--start-number={PATCH_NUMBER}',
-			   f'--subject-prefix=PATCH {PATCH_NUMBER}/{PATCH_TOTAL}', '-o', out],
-		    env=who, capture='all', quiet=True)
-		made = os.listdir(out)
-		return made[0], file_text(os.path.join(out, made[0]))
+			run(git + argv, env=identity(SELFTEST_PATCHES[0]), capture='all', quiet=True)
+		for k, t in enumerate(SELFTEST_PATCHES):
+			headers, msg = changelog(t.changelog)
+			who = identity(t)
+			shutil.rmtree(dst)
+			os.makedirs(dst)
+			for f, text in selftest_state(k, pristine).items():
+				with open(os.path.join(dst, f), 'w') as fh:
+					fh.write(text)
+			with open(os.path.join(repo, 'MAINTAINERS'), 'w') as fh:
+				fh.write(maintainers_with_selftest(file_text(os.path.join(src,
+											 'MAINTAINERS'))))
+			run(git + ['add', '-f', '-A', SELFTEST, 'MAINTAINERS'], env=who, capture='all',
+			    quiet=True)
+			run(git + ['commit', '-q', '-F', '-'], env=who,
+			    input=f'{headers["Subject"]}\n\n{msg}', capture='all', quiet=True)
+			total = posting_total(t.posting)
+			d = os.path.join(repo, 'out', str(k))
+			run(git + ['format-patch', '-q', '-1', f'--start-number={total}',
+				   f'--subject-prefix=PATCH {total}/{total}', '-o', d],
+			    env=who, capture='all', quiet=True)
+			made = os.listdir(d)
+			out.append((os.path.join(t.posting, made[0]),
+				    file_text(os.path.join(d, made[0]))))
+	return out
 
 
-def check_series(name: str) -> list:
-	"""What is wrong with patches/ for the selftest's patch NAME: another
-	patch of its number, or a series that does not end with it."""
-	bad = [f'patches/{os.path.basename(p)}: left over'
-	       for p in glob.glob(os.path.join(TOP, 'patches', f'{PATCH_NUMBER:04d}-*'))
+def identity(t: SelftestPatch) -> Dict[str, str]:
+	"""The environment that commits as T's changelog says, whatever the
+	user's git configuration says."""
+	headers, _ = changelog(t.changelog)
+	name, addr = email.utils.parseaddr(headers['From'])
+	return {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': addr,
+		'GIT_AUTHOR_DATE': headers['Date'],
+		'GIT_COMMITTER_NAME': name, 'GIT_COMMITTER_EMAIL': addr,
+		'GIT_COMMITTER_DATE': headers['Date'],
+		'GIT_CONFIG_GLOBAL': '/dev/null', 'GIT_CONFIG_NOSYSTEM': '1'}
+
+
+def check_series(path: str) -> list:
+	"""What is wrong with patches/ for the selftest patch PATH (under
+	patches/): another patch of its number in its posting's directory, or
+	a posting that does not end with it."""
+	d, name = os.path.split(path)
+	number = name[:4]
+	bad = [f'patches/{os.path.join(d, os.path.basename(p))}: left over'
+	       for p in glob.glob(os.path.join(TOP, 'patches', d, f'{number}-*'))
 	       if os.path.basename(p) != name]
-	series = [l for l in file_text(os.path.join(TOP, 'patches', 'series')).splitlines()
-		  if l and not l.startswith('#')]
-	if len(series) != PATCH_NUMBER or series[-1] != name:
-		bad.append(f'patches/series: does not end with {name} as its patch {PATCH_NUMBER}')
+	series = [l for l in file_text(os.path.join(TOP, 'patches', 'series')).split()
+		  if os.path.dirname(l) == d]
+	if not series or series[-1] != path or int(number) != len(series):
+		bad.append(f'patches/series: its posting {d or "of the series"} does not end '
+			   f'with {path} as its patch {int(number)}')
 	return bad
 
 
@@ -229,13 +316,14 @@ def diffs_in_repository() -> dict:
 
 
 def file_diffs(line: KernelLine, src: str, check: bool) -> int:
-	name, patch = selftest_patch(src)
-	path = os.path.join(TOP, 'patches', name)
-	if not check:	# first: the series applies it
-		for p in glob.glob(os.path.join(TOP, 'patches', f'{PATCH_NUMBER:04d}-*')):
-			os.remove(p)
-		with open(path, 'w') as f:
-			f.write(patch)
+	made = selftest_patches(src)
+	if not check:	# first: the series applies them
+		for path, text in made:
+			d, name = os.path.split(path)
+			for p in glob.glob(os.path.join(TOP, 'patches', d, f'{name[:4]}-*')):
+				os.remove(p)
+			with open(os.path.join(TOP, 'patches', path), 'w') as f:
+				f.write(text)
 	want, have = expected(line, src), diffs_in_repository()
 	cover = with_cover_table(file_text(os.path.join(TOP, COVER)),
 				 cover_table(file_text(os.path.join(TOP, 'RESULTS'))))
@@ -245,22 +333,26 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 			why = 'missing' if p not in have else 'left over' if p not in want \
 				else 'stale'
 			print(f'  {p}: {why}', flush=True)
-		if not os.path.isfile(path) or file_text(path) != patch:
-			bad.append(path)
-			why = 'stale' if os.path.isfile(path) else 'missing'
-			print(f'  patches/{name}: {why}', flush=True)
-		series = check_series(name)
+		series = []
+		for path, text in made:
+			stored = os.path.join(TOP, 'patches', path)
+			if not os.path.isfile(stored) or file_text(stored) != text:
+				bad.append(path)
+				why = 'stale' if os.path.isfile(stored) else 'missing'
+				print(f'  patches/{path}: {why}', flush=True)
+			series += check_series(path)
 		for b in series:
 			print(f'  {b}', flush=True)
 		if file_text(os.path.join(TOP, COVER)) != cover:
 			bad.append(COVER)
 			print(f'  {COVER}: its table is not RESULTS\'', flush=True)
 		if bad or series:
-			raise HarnessError('the per-file diffs, the selftest\'s patch or the '
+			raise HarnessError('the per-file diffs, the selftest\'s patches or the '
 					   'cover letter\'s table do not match patches/, the '
 					   'selftest and RESULTS (run: make file-diffs)')
-		note(f'{len(want)} per-file diffs match patches/; patches/{name} matches '
-		     f'{SELFTEST} and {CHANGELOG}; the cover letter\'s table is RESULTS\'')
+		note(f'{len(want)} per-file diffs match patches/; '
+		     + ', '.join(f'patches/{p}' for p, _ in made)
+		     + f' match {SELFTEST} and their changelogs; the cover letter\'s table is RESULTS\'')
 		return 0
 	for p in have:
 		os.remove(os.path.join(TOP, p))
@@ -270,7 +362,9 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 			f.write(text)
 	with open(os.path.join(TOP, COVER), 'w') as f:
 		f.write(cover)
-	note(f'wrote {len(want)} per-file diffs, patches/{name} and the table of {COVER}')
-	for b in check_series(name):
-		print(f'  {b}: add it by hand', flush=True)
+	note(f'wrote {len(want)} per-file diffs, '
+	     + ', '.join(f'patches/{p}' for p, _ in made) + f' and the table of {COVER}')
+	for path, _ in made:
+		for b in check_series(path):
+			print(f'  {b}: add it by hand', flush=True)
 	return 0

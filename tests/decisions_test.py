@@ -967,8 +967,11 @@ class KselftestBuilds(unittest.TestCase):
 
 class FileDiffs(unittest.TestCase):
 	WANT = {'kernel/time/timekeeping.c.diff': 'diff a\n', 'include/linux/x.h.diff': 'diff b\n'}
-	PATCH = '0003-selftests-connector-Add-x.patch'
-	SERIES = '0001-a.patch\n0002-b.patch\n' + PATCH + '\n'
+	# The selftest patches make file-diffs makes: net's, then the series'.
+	PATCHES = (('net/0002-selftests-connector-Add-y.patch', 'patch y\n'),
+		   ('0003-selftests-connector-Add-x.patch', 'patch x\n'))
+	SERIES = 'net/0001-fix.patch\n' + PATCHES[0][0] + '\n0001-a.patch\n0002-b.patch\n' + \
+		PATCHES[1][0] + '\n'
 
 	TABLES = ['''### Linux 7.3 (linux-source-7.3 7.3.4-1) on x86_64, QEMU -accel tcg
 
@@ -1023,22 +1026,26 @@ Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU -accel tcg: 2 of 2 boots 
 		self.assertIsNone(self.check(dict(self.WANT), cover=self.COVER % '\n'.join(
 			[*self.TABLE[:-1], '  6.1 jiffies 20,036/20,035 2/0     2.0/0.0 9,878/0 13,443/0 0/15'])))
 
-	def check(self, have, patch='patch 3\n', series=SERIES, others=(), cover=None):
+	def check(self, have, stored=None, series=SERIES, others=(), cover=None):
+		"""make check-file-diffs on a repository with HAVE per-file diffs,
+		the selftest patches STORED ({path: text or None}: PATCHES' by
+		default), SERIES, OTHERS (files of patches/) and COVER."""
 		top = temp_dir(self)
-		os.makedirs(os.path.join(top, 'patches'))
+		os.makedirs(os.path.join(top, 'patches', 'net'))
 		with open(os.path.join(top, 'patches', 'series'), 'w') as f:
 			f.write(series)
 		with open(os.path.join(top, 'RESULTS'), 'w') as f:
 			f.write(self.RESULTS)
 		with open(os.path.join(top, harness_diffs.COVER), 'w') as f:
 			f.write(cover or self.COVER % '\n'.join(self.TABLE))
-		for name, text in ((self.PATCH, patch), *((o, 'x') for o in others)):
+		stored = dict(self.PATCHES) if stored is None else stored
+		for name, text in (*stored.items(), *((o, 'x') for o in others)):
 			if text is not None:
 				with open(os.path.join(top, 'patches', name), 'w') as f:
 					f.write(text)
 		with mock.patch.object(harness_diffs, 'expected', return_value=dict(self.WANT)), \
 		     mock.patch.object(harness_diffs, 'diffs_in_repository', return_value=have), \
-		     mock.patch.object(harness_diffs, 'selftest_patch', return_value=(self.PATCH, 'patch 3\n')), \
+		     mock.patch.object(harness_diffs, 'selftest_patches', return_value=list(self.PATCHES)), \
 		     mock.patch.object(harness_diffs, 'TOP', top), quiet():
 			try:
 				return harness_diffs.file_diffs(None, '', check=True)
@@ -1048,12 +1055,17 @@ Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU -accel tcg: 2 of 2 boots 
 	def test_up_to_date_passes(self):
 		self.assertEqual(self.check(dict(self.WANT)), 0)
 
-	def test_the_selftests_patch_stale_missing_or_out_of_the_series_fails(self):
-		self.assertIsNone(self.check(dict(self.WANT), patch='patch 3, older\n'))
-		self.assertIsNone(self.check(dict(self.WANT), patch=None))
-		self.assertIsNone(self.check(dict(self.WANT), series='0001-a.patch\n0002-b.patch\n'))
-		self.assertIsNone(self.check(dict(self.WANT), series=self.PATCH + '\n0001-a.patch\n0002-b.patch\n'))
-		self.assertIsNone(self.check(dict(self.WANT), others=['0003-selftests-connector-Old.patch']))
+	def test_a_selftest_patch_stale_missing_or_out_of_its_posting_fails(self):
+		(net, y), (own, x) = self.PATCHES
+		for stored in ({net: y, own: 'patch x, older\n'}, {net: 'patch y, older\n', own: x},
+			       {net: None, own: x}, {net: y, own: None}):
+			self.assertIsNone(self.check(dict(self.WANT), stored=stored), stored)
+		for series in ('net/0001-fix.patch\n0001-a.patch\n0002-b.patch\n' + own + '\n',
+			       self.SERIES.replace(own + '\n', '') + '0003-c.patch\n',
+			       own + '\n' + self.SERIES.replace(own + '\n', '')):
+			self.assertIsNone(self.check(dict(self.WANT), series=series), series)
+		for other in ('0003-selftests-connector-Old.patch', 'net/0002-selftests-connector-Old.patch'):
+			self.assertIsNone(self.check(dict(self.WANT), others=[other]), other)
 
 	def test_stale_missing_or_left_over_fails(self):
 		for have in ({**self.WANT, 'kernel/time/timekeeping.c.diff': 'diff old\n'},

@@ -1166,8 +1166,8 @@ class SelftestHostTest(unittest.TestCase):
 
 
 class SelftestPatch(unittest.TestCase):
-	"""make file-diffs: the selftest's patch, made from its files and its
-	changelog against a pristine tree's connector directory."""
+	"""make file-diffs: the selftest's patches, made from its files and
+	their changelogs against a pristine tree's connector directory."""
 	MAINTAINERS = ('NETWORKING DRIVERS\nM:\tA <a@example.org>\nF:\tdrivers/connector/\n'
 		       'F:\tdrivers/net/\nF:\ttools/testing/selftests/drivers/net/\n'
 		       'X:\tdrivers/net/can/\n\nOTHER\nF:\tz/\n')
@@ -1187,26 +1187,51 @@ class SelftestPatch(unittest.TestCase):
 			f.write(self.MAINTAINERS)
 		return os.path.join(tmp, 'src')
 
-	def test_the_patch(self):
+	def test_the_patches(self):
+		"""Each the last of its posting, signed as its changelog says; the
+		net posting's brings proc_listeners and the directory's
+		MAINTAINERS line, the series' cn_proc_test; together, every file
+		of the directory; the Makefile, .gitignore and config of each the
+		lines of its programs and options."""
 		import harness_diffs
 		with tempfile.TemporaryDirectory() as tmp:
-			name, text = harness_diffs.selftest_patch(self.src(tmp))
+			made = harness_diffs.selftest_patches(self.src(tmp))
 		series = harness_util.file_text(os.path.join(TOP, 'patches', 'series')).split()
-		self.assertEqual(series[harness_diffs.PATCH_NUMBER - 1], name)
-		self.assertIn('\nSubject: [PATCH 3/3] selftests: connector: ', text)
-		head = text[:text.index('\n---\n')]
-		signed = '\n\nSigned-off-by: ' + harness_diffs.changelog()[0]['From']
-		self.assertTrue(head.rstrip().endswith(signed), head)
-		for f in harness_diffs.selftest_files():
-			self.assertIn(f'+++ b/{harness_diffs.SELFTEST}/{f}\n', text)
-		self.assertNotIn('proc_filter.c', text)		# the tree's own, kept
+		self.assertEqual([p for p, _ in made],
+				 [[s for s in series if os.path.dirname(s) == t.posting][-1]
+				  for t in harness_diffs.SELFTEST_PATCHES])
+		(net, net_text), (own, own_text) = made
+		self.assertIn('\nSubject: [PATCH 2/2] selftests: connector: ', net_text)
+		self.assertIn('\nSubject: [PATCH 4/4] selftests: connector: ', own_text)
+		for t, (_, text) in zip(harness_diffs.SELFTEST_PATCHES, made):
+			head = text[:text.index('\n---\n')]
+			self.assertTrue(head.rstrip().endswith(
+				'\nSigned-off-by: ' + harness_diffs.changelog(t.changelog)[0]['From']), head)
+			added = re.findall(r'^\+\+\+ b/(\S+)', text, re.M)
+			for f in ('cn_proc_test_checks.c', 'changelog', '.diff', 'settings', 'proc_filter.c'):
+				self.assertFalse([a for a in added if a.endswith(f)], f)
+		files = re.findall(r'^\+\+\+ b/\S+/connector/(\S+)', net_text + own_text, re.M)
+		self.assertEqual(set(files), set(harness_diffs.selftest_files()) - {'proc_filter.c'})
+		self.assertIn('+++ b/tools/testing/selftests/connector/proc_listeners.c', net_text)
+		self.assertNotIn('cn_proc_test', net_text)
+		self.assertIn('+++ b/tools/testing/selftests/connector/cn_proc_test.c', own_text)
+		self.assertNotIn('proc_listeners.c', own_text)
+		self.assertIn('\n+CONFIG_KALLSYMS_ALL=y\n', own_text)
+		self.assertNotIn('KALLSYMS', net_text)
 		self.assertIn('\n+F:\ttools/testing/selftests/connector/\n'
-			      ' F:\ttools/testing/selftests/drivers/net/\n', text)
-		# The test's host test, its changelog and the per-file diffs stay out.
-		for f in ('cn_proc_test_checks.c', 'changelog', '.diff', 'settings'):
-			self.assertNotIn(f'{f}\n',
-					 ''.join(l + '\n' for l in re.findall(r'^\+\+\+ b/(\S+)',
-									      text, re.M)))
+			      ' F:\ttools/testing/selftests/drivers/net/\n', net_text)
+		self.assertNotIn('MAINTAINERS', own_text)
+
+	def test_a_program_or_option_no_patch_adds_fails(self):
+		import harness_diffs
+		with tempfile.TemporaryDirectory() as tmp:
+			src = self.src(tmp)
+			for patches in ((harness_diffs.SELFTEST_PATCHES[0],),
+					(harness_diffs.SelftestPatch('net', ('proc_listeners', 'cn_proc_test'),
+								     ('CONFIG_NET',)),)):
+				with mock.patch.object(harness_diffs, 'SELFTEST_PATCHES', patches), \
+				     self.assertRaisesRegex(HarnessError, 'no patch of SELFTEST_PATCHES adds it'):
+					harness_diffs.selftest_state(0, os.path.join(src, harness_diffs.SELFTEST))
 
 	def test_maintainers_once_in_its_entry(self):
 		import harness_diffs
@@ -1224,11 +1249,13 @@ class SelftestPatch(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as tmp:
 			src = self.src(tmp)
 			os.makedirs(os.path.join(tmp, 'series'))
-			name, text = harness_diffs.selftest_patch(src)
-			with open(os.path.join(tmp, 'series', name), 'w') as f:
-				f.write(text)
+			made = harness_diffs.selftest_patches(src)
+			for name, text in made:
+				os.makedirs(os.path.dirname(os.path.join(tmp, 'series', name)), exist_ok=True)
+				with open(os.path.join(tmp, 'series', name), 'w') as f:
+					f.write(text)
 			with open(os.path.join(tmp, 'series', 'series'), 'w') as f:
-				f.write(name + '\n')
+				f.write(''.join(name + '\n' for name, _ in made))
 			line = harness_config.KernelLine('7.3', 'linux-source-7.3',
 							 'trixie-backports',
 							 os.path.join(tmp, 'series'), ())
