@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The process events connector builds events only while its listener count
- * is above zero. A socket is one listener from its PROC_CN_MCAST_LISTEN to
- * its PROC_CN_MCAST_IGNORE or its release, whatever else it sends: no
- * socket, privileged or not, can take the count below zero or keep it up
- * once it is gone. Each case subscribes a socket in its own way, as root
- * and as nobody, lets it go, and checks that the count is zero again.
+ * is above zero, and counts a socket once, from its PROC_CN_MCAST_LISTEN to
+ * its PROC_CN_MCAST_IGNORE or release, whatever else it sends. Each case
+ * subscribes a socket in its own way, as root and as nobody, lets it go, and
+ * checks that the count is zero again.
  *
- * The count is read through an observer, a socket in the group that sends
- * no request: it gets every event while the count is above zero, and none
- * while it is not. An event is queued to it before the system call that
- * caused it returns, so a read that does not wait tells which.
+ * An observer, a socket in the group that sends no request, reads the count:
+ * it gets every event while the count is above zero and none while it is
+ * not, queued before the system call that caused the event returns.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -129,10 +127,9 @@ static bool count_zero(void)
 }
 
 /*
- * A kernel without the fix can leave the count off zero: bring it back, so
- * that the next case starts there, with requests that move it by one on
- * such a kernel (an unknown op and PROC_CN_MCAST_IGNORE from a new socket
- * take one away, a PROC_CN_MCAST_LISTEN adds one for good).
+ * A kernel without the fix can leave the count off zero: bring it back for
+ * the next case, by what moves it by one there (an unknown op and
+ * PROC_CN_MCAST_IGNORE on a new socket, or a PROC_CN_MCAST_LISTEN).
  */
 static void reset_count(void)
 {
@@ -158,8 +155,11 @@ static int run_listener(const struct listener *l, bool nobody)
 	pid_t pid;
 	char c;
 
-	if (pipe(ready) || (pid = fork()) < 0)
-		ksft_exit_fail_msg("pipe, fork: %s\n", strerror(errno));
+	if (pipe(ready))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (!pid) {
 		if (nobody && (setgid(NOBODY) || setuid(NOBODY)))
 			_exit(KSFT_FAIL);
@@ -188,7 +188,7 @@ static int run_listener(const struct listener *l, bool nobody)
 /* Root's listener keeps its events after nobody's requests and exit */
 static void test_listener_kept(void)
 {
-	static const struct listener l = { "", false, false, { L, X, I, X, I } };
+	static const struct listener l = { .ops = { L, X, I, X, I } };
 	int fd = cn_socket(true), ret;
 	bool kept;
 
@@ -203,12 +203,10 @@ static void test_listener_kept(void)
 			 "listener_kept_after_nobody\n");
 }
 
-static bool outside(const char *name, unsigned long ino)
+static bool outside(const char *path, unsigned long ino)
 {
-	char path[64];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
 	return !stat(path, &st) && st.st_ino != ino;
 }
 
@@ -221,8 +219,8 @@ static void check_environment(void)
 
 	if (geteuid())
 		ksft_exit_skip("must be run as root\n");
-	if (outside("user", INIT_USER_NS_INO) ||
-	    outside("pid", INIT_PID_NS_INO))
+	if (outside("/proc/self/ns/user", INIT_USER_NS_INO) ||
+	    outside("/proc/self/ns/pid", INIT_PID_NS_INO))
 		ksft_exit_skip("the connector ignores requests from %s\n",
 			       "a pid or user namespace other than the initial");
 	f = fopen("/proc/net/connector", "r");
@@ -231,7 +229,8 @@ static void check_environment(void)
 	if (f)
 		fclose(f);
 	if (!found)
-		ksft_exit_skip("no cn_proc in /proc/net/connector\n");
+		ksft_exit_skip("no cn_proc in /proc/net/connector: %s\n",
+			       "another network namespace, or PROC_EVENTS=n");
 	observer = cn_socket(true);
 	if (observer < 0)
 		ksft_exit_skip("cannot join the group: %s\n", strerror(errno));
