@@ -41,7 +41,8 @@ endif
 
 # The commands share trees and build directories: one at a time.
 .NOTPARALLEL:
-NEED_SETUP = check boot-test bench litmus kunit static-checks check-file-diffs unit-tests mutation
+NEED_SETUP = check boot-test bench litmus kunit kcsan static-checks check-file-diffs unit-tests \
+	mutation
 TARGETS = $(NEED_SETUP) file-diffs results mails
 .PHONY: all help setup clean $(TARGETS)
 
