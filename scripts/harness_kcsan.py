@@ -565,13 +565,18 @@ def kcsan_table(boots: Sequence[KcsanBoot], verdicts: Dict[str, List[KcsanProble
 	variants = [b.variant for b in boots]
 	counts = pair_counts(boots)
 	series = set()
+	on: Dict[Tuple[str, ...], List[str]] = {}
 	for b in boots:
 		for r in b.races:
 			if involves(r, symbols, dict(b.facts.kallsyms)):
 				series.add(r.pair)
+			on.setdefault(r.pair, []).extend(on_variables(r, symbols,
+								      dict(b.facts.kallsyms)))
 	rows = [['KCSAN report: data-race in'] + variants]
 	for pair in sorted(counts, key=lambda p: (p not in series, p)):
 		label = ' / '.join(pair) + (' *' if pair in series else '')
+		if on.get(pair):
+			label += f' (on {", ".join(dict.fromkeys(on[pair]))})'
 		rows.append([label] + [str(counts[pair].get(v, '-')) for v in variants])
 	if not counts:
 		rows.append(['(none)'] + ['-' for _ in variants])
@@ -583,7 +588,7 @@ def kcsan_table(boots: Sequence[KcsanBoot], verdicts: Dict[str, List[KcsanProble
 	row('watchpoints set up', lambda b: str(dict(b.facts.stats).get('setup_watchpoints', '-')))
 	row('churn: ' + '/'.join(CHURN_COUNTS),
 	    lambda b: '/'.join(str(dict(b.facts.churn).get(c, '-')) for c in CHURN_COUNTS))
-	row('at once: ' + ', '.join(f'{x}|{y}' for x, y in OVERLAPS),
+	row('at once: ' + ', '.join(f'{x}+{y}' for x, y in OVERLAPS),
 	    lambda b: '/'.join(str(b.facts.overlap(x, y)) for x, y in OVERLAPS))
 	row('trace entries lost', lambda b: str(b.facts.trace_lost if b.facts.trace_lost is not None
 						 else '-'))
@@ -624,9 +629,11 @@ def kcsan_report(title: str, boots: Sequence[KcsanBoot], verdicts: Dict[str, Lis
 		     '; it changes ' + (', '.join(sorted(symbols.changed)) or 'nothing') +
 		     ' (or a caller that inlines it).') + ['']
 	found = findings(boots, symbols)
-	out += ['Findings about the connector (base has them):'] + \
-		[f'  - {f}' for f in found] if found else \
+	out += ['Findings about the connector (base has them):'] if found else \
 		['No report on base involves the connector.']
+	for f in found:
+		out += textwrap.wrap(f, 76, initial_indent='  - ', subsequent_indent='    ',
+				     break_on_hyphens=False, break_long_words=False)
 	out.append('')
 	bad = [b for b in boots if verdicts.get(b.variant)]
 	for b in bad:
