@@ -70,8 +70,9 @@ GUEST_DIR = os.path.join(TOP, 'tests', 'kcsan')
 # runs for each listener; mcast is cn_proc_mcast_ctl(), release
 # cn_release().
 OVERLAPS = (('send', 'send'), ('filter', 'mcast'), ('mcast', 'send'), ('release', 'send'))
-# What each churn listener did, each of which must have happened.
-CHURN_COUNTS = ('listen', 'ignore', 'unknown', 'einval', 'killed')
+# What the churn's listeners did, and the storm's renames: each must have
+# happened.
+CHURN_COUNTS = ('listen', 'ignore', 'unknown', 'einval', 'killed', 'storm')
 # The kinds of harness_results' problems that fail a KCSAN boot: it did not
 # run what it was asked to (the others judge the selftest's and the
 # clients' results, which this target does not).
@@ -266,11 +267,12 @@ class Access:
 class Race:
 	"""A KCSAN report: its bug type (data-race, assert: race), the
 	functions of its title (the pair, or one for a race of unknown
-	origin), its accesses, and its lines."""
+	origin), its accesses, its lines, and the kernel's time of it (s)."""
 	bug: str
 	pair: Tuple[str, ...]
 	accesses: Tuple[Access, ...]
 	lines: Tuple[str, ...]
+	time: float = 0.0
 
 	@property
 	def title(self) -> str:
@@ -292,6 +294,12 @@ def function(symbol: str) -> str:
 	return symbol.split('.', 1)[0]
 
 
+def printk_time(line: str) -> float:
+	"""The kernel's time of a kernel message line, 0 for another line."""
+	m = PRINTK.match(line)
+	return float(m.group().strip()[1:-1]) if m else 0.0
+
+
 def printk_text(line: str) -> Optional[str]:
 	"""The text of a kernel message line (after printk's time), None for
 	another line."""
@@ -308,7 +316,7 @@ def parse_races(lines: Sequence[str]) -> List[Race]:
 		if cur is not None:
 			races.append(Race(cur['bug'], cur['pair'], tuple(
 				Access(t, a, s, tuple(f)) for t, a, s, f in cur['accesses']),
-				tuple(cur['lines'])))
+				tuple(cur['lines']), cur['time']))
 
 	for raw in lines:
 		text = printk_text(raw)
@@ -318,7 +326,8 @@ def parse_races(lines: Sequence[str]) -> List[Race]:
 		if m:
 			close()
 			pair = tuple(function(f) for f in m.group(2, 3) if f)
-			cur = {'bug': m.group(1), 'pair': pair, 'accesses': [], 'lines': [text]}
+			cur = {'bug': m.group(1), 'pair': pair, 'accesses': [], 'lines': [text],
+			       'time': printk_time(raw)}
 			continue
 		if cur is None:
 			continue
@@ -360,19 +369,31 @@ def other_reports(lines: Sequence[str]) -> List[str]:
 @dataclasses.dataclass(frozen=True)
 class GuestFacts:
 	"""What tests/kcsan/hook reported ("cn_proc-kcsan: ..." lines): whether
-	KCSAN was on, the churn's counts, the overlaps, the trace entries lost,
-	KCSAN's counters, the addresses of the series' symbols."""
+	KCSAN was on, the churn's counts, the overlaps and the trace entries
+	lost before the storm and in it, the kernel's time when the storm
+	began, KCSAN's counters, the addresses of the series' symbols."""
 	kcsan: Optional[str] = None
 	churn: Tuple[Tuple[str, int], ...] = ()
 	overlaps: Tuple[Tuple[str, int], ...] = ()
 	trace_lost: Optional[int] = None
+	storm_overlaps: Tuple[Tuple[str, int], ...] = ()
+	storm_trace_lost: Optional[int] = None
+	storm_at: Optional[float] = None
 	stats: Tuple[Tuple[str, int], ...] = ()
 	kallsyms: Tuple[Tuple[str, int], ...] = ()
 
-	def overlap(self, a: str, b: str) -> int:
-		"""How often A began on one CPU while B ran on another, or B while A."""
-		o = dict(self.overlaps)
-		return o.get(f'{a}|{b}', 0) + (o.get(f'{b}|{a}', 0) if a != b else 0)
+	def overlap(self, a: str, b: str, phase: str = '') -> int:
+		"""How often A began on one CPU while B ran on another, or B while
+		A: before the storm (PHASE load), in it (storm), or in both."""
+		n = 0
+		for p, counts in (('load', self.overlaps), ('storm', self.storm_overlaps)):
+			o = dict(counts)
+			if phase in ('', p):
+				n += o.get(f'{a}|{b}', 0) + (o.get(f'{b}|{a}', 0) if a != b else 0)
+		return n
+
+	def in_storm(self, race: 'Race') -> bool:
+		return self.storm_at is not None and race.time >= self.storm_at
 
 
 HOOK = 'cn_proc-kcsan: '
@@ -393,6 +414,9 @@ def guest_facts(lines: Sequence[str]) -> GuestFacts:
 	facts: Dict = {}
 	stats, kallsyms = [], []
 	for raw in lines:
+		text = printk_text(raw)
+		if text is not None and text.startswith(HOOK + 'storm') and 'storm_at' not in facts:
+			facts['storm_at'] = printk_time(raw)
 		line = raw.rstrip('\r\n')
 		k = PRINTK.search(line)
 		if k and k.start() > 0:
@@ -400,6 +424,9 @@ def guest_facts(lines: Sequence[str]) -> GuestFacts:
 		if not line.startswith(HOOK):
 			continue
 		words = line[len(HOOK):].split()
+		phase = ''
+		if words[:1] == ['storm']:
+			phase, words = 'storm_', words[1:]
 		if not words:
 			continue
 		if words[0] == 'kcsan' and len(words) == 2:
@@ -407,9 +434,10 @@ def guest_facts(lines: Sequence[str]) -> GuestFacts:
 		elif words[0] == 'churn:':
 			facts['churn'] = _numbers(words[1:], '=')
 		elif words[0] == 'overlap':
-			facts['overlaps'] = _numbers(words[1:], '=')
+			facts[phase + 'overlaps'] = _numbers(words[1:], '=')
 		elif words[0] == 'trace' and len(words) == 2 and words[1].startswith('lost='):
-			facts['trace_lost'] = int(words[1][5:]) if words[1][5:].isdigit() else None
+			lost = words[1][5:]
+			facts[phase + 'trace_lost'] = int(lost) if lost.isdigit() else None
 		elif words[0] == 'stat' and len(words) == 3 and words[2].isdigit():
 			stats.append((words[1], int(words[2])))
 		elif words[0] == 'kallsyms' and len(words) == 3 and \
@@ -577,7 +605,12 @@ def kcsan_table(boots: Sequence[KcsanBoot], verdicts: Dict[str, List[KcsanProble
 		label = ' / '.join(pair) + (' *' if pair in series else '')
 		if on.get(pair):
 			label += f' (on {", ".join(dict.fromkeys(on[pair]))})'
-		rows.append([label] + [str(counts[pair].get(v, '-')) for v in variants])
+		cells = []
+		for b in boots:
+			n = counts[pair].get(b.variant, 0)
+			storm = sum(1 for r in b.races if r.pair == pair and b.facts.in_storm(r))
+			cells.append(f'{n} ({storm} in the storm)' if storm else str(n or '-'))
+		rows.append([label] + cells)
 	if not counts:
 		rows.append(['(none)'] + ['-' for _ in variants])
 
@@ -588,10 +621,11 @@ def kcsan_table(boots: Sequence[KcsanBoot], verdicts: Dict[str, List[KcsanProble
 	row('watchpoints set up', lambda b: str(dict(b.facts.stats).get('setup_watchpoints', '-')))
 	row('churn: ' + '/'.join(CHURN_COUNTS),
 	    lambda b: '/'.join(str(dict(b.facts.churn).get(c, '-')) for c in CHURN_COUNTS))
-	row('at once: ' + ', '.join(f'{x}+{y}' for x, y in OVERLAPS),
-	    lambda b: '/'.join(str(b.facts.overlap(x, y)) for x, y in OVERLAPS))
-	row('trace entries lost', lambda b: str(b.facts.trace_lost if b.facts.trace_lost is not None
-						 else '-'))
+	for phase, what in (('load', 'before the storm'), ('storm', 'in the storm')):
+		row(f'at once {what}: ' + ', '.join(f'{x}+{y}' for x, y in OVERLAPS),
+		    lambda b: '/'.join(str(b.facts.overlap(x, y, phase)) for x, y in OVERLAPS))
+	row('trace entries lost (before, in the storm)',
+	    lambda b: f'{_or_dash(b.facts.trace_lost)}, {_or_dash(b.facts.storm_trace_lost)}')
 	row('selftest events', lambda b: b.report.figures.get('events', '-'))
 	row('other kernel reports', lambda b: str(len(b.others)))
 	row('boot (s)', lambda b: f'{b.seconds:.0f}')
@@ -605,6 +639,9 @@ def kcsan_table(boots: Sequence[KcsanBoot], verdicts: Dict[str, List[KcsanProble
 	return out
 
 
+def _or_dash(n: Optional[int]) -> str:
+	return '-' if n is None else str(n)
+
 
 def kcsan_report(title: str, boots: Sequence[KcsanBoot], verdicts: Dict[str, List[KcsanProblem]],
 	   symbols: SeriesSymbols, seconds: float) -> List[str]:
@@ -615,13 +652,15 @@ def kcsan_report(title: str, boots: Sequence[KcsanBoot], verdicts: Dict[str, Lis
 	       'syzkaller\'s dashboard/config/linux/bits/kcsan.yml), turned on after boot as '
 	       'syz-executor does; each kernel booted once under the selftest\'s fork/exec/exit '
 	       'load and the real clients, while tests/kcsan/churn\'s listeners subscribed, '
-	       'ignored, sent an unknown op, exited without IGNORE and were killed. Each row a '
-	       'distinct report by its function pair, each cell its count; * it involves the '
-	       'series (a function the series adds or changes in its pair, a function it adds '
-	       'in its stacks, or a variable it adds as its address). "at once": how often one '
-	       'of the pair began on one CPU while the other ran on another (send: '
-	       'send_msg()\'s cn_netlink_send_mult(), filter: cn_filter(), mcast: '
-	       'cn_proc_mcast_ctl(), release: cn_release()).', '']
+	       'ignored, sent an unknown op, exited without IGNORE and were killed, and then '
+	       'in the churn\'s storm (the listeners still at it, both CPUs renaming processes '
+	       'as fast as they can: a comm event each, stamped). Each row a distinct report '
+	       'by its function pair, each cell its count; * it involves the series (a '
+	       'function the series adds or changes in its pair, a function it adds in its '
+	       'stacks, or a variable it adds as its address). "at once": how often one of '
+	       'the pair began on one CPU while the other ran on another (send: send_msg()\'s '
+	       'cn_netlink_send_mult(), filter: cn_filter(), mcast: cn_proc_mcast_ctl(), '
+	       'release: cn_release()).', '']
 	out[2:3] = _wrap(out[2])
 	out += kcsan_table(boots, verdicts, symbols) + ['']
 	out += _wrap('The series adds ' + (', '.join(sorted(symbols.added | symbols.variables))

@@ -60,13 +60,21 @@ def race(a, b, access_a='write', access_b='read', addr=DOMAIN, frames_a=(), fram
 	return [printk(l, t) for l in lines]
 
 
+STORM_AT = 100.0
+
+
 def hook_lines(kcsan='on', churn='rounds=90 listen=200 ignore=70 unknown=23 einval=23 '
-	       'refilter=22 killed=22 exited=67 acks=150 events=9000 errors=0',
+	       'refilter=22 killed=22 exited=67 acks=150 events=9000 storm=5000 errors=0',
 	       overlap='send|send=40 filter|mcast=3 mcast|send=9 send|release=2',
+	       storm_overlap='send|send=400 release|send=3',
 	       kallsyms=(('proc_event_stamps', DOMAIN),)):
+	"""The hook's lines, and the kernel's message that marks the storm."""
 	h = 'cn_proc-kcsan: '
-	out = [f'{h}kcsan {kcsan}\n', f'{h}churn: {churn}\n', f'{h}overlap {overlap}\n',
-	       f'{h}trace lost=0\n', f'{h}stat enabled 1\n', f'{h}stat data_races 7\n']
+	out = [f'{h}overlap {overlap}\n', f'{h}trace lost=0\n',
+	       printk(f'{h}storm 30s', STORM_AT),
+	       f'{h}storm overlap {storm_overlap}\n', f'{h}storm trace lost=5\n',
+	       f'{h}kcsan {kcsan}\n', f'{h}churn: {churn}\n',
+	       f'{h}stat enabled 1\n', f'{h}stat data_races 7\n']
 	out += [f'{h}kallsyms {a:016x} {n}\n' for n, a in kallsyms]
 	return out
 
@@ -126,8 +134,11 @@ class Flavour(unittest.TestCase):
 		options = harness_config.kernel_options(RUN.arch, RUN.flavour)
 		got = {k: v for k, v in options.items() if k.startswith('CONFIG_KCSAN')}
 		self.assertEqual(got, SYZBOT_KCSAN)
-		# debugfs, which turns it on; the boot test's preemption.
-		self.assertEqual((options['CONFIG_DEBUG_FS'], options['CONFIG_PREEMPT']), ('y', 'y'))
+		# debugfs, which turns it on; the boot test's preemption; syzbot's
+		# unwinder, whose stacks name a report's functions.
+		self.assertEqual((options['CONFIG_DEBUG_FS'], options['CONFIG_PREEMPT'],
+				  options['CONFIG_UNWINDER_ORC'], options['CONFIG_UNWINDER_GUESS']),
+				 ('y', 'y', 'y', 'n'))
 		self.assertEqual((RUN.flavour, RUN.cpus, RUN.clients, RUN.mode),
 				 ('kcsan', 2, True, 'selftest'))
 
@@ -180,14 +191,23 @@ class GuestFacts(unittest.TestCase):
 		f = kc.guest_facts(['cn_proc-kcsan:\n', *lines])
 		self.assertEqual(f.kcsan, 'on')
 		self.assertEqual(dict(f.churn)['killed'], 22)
-		self.assertEqual(f.overlap('send', 'send'), 40)
-		self.assertEqual(f.overlap('release', 'send'), 2)
-		self.assertEqual(f.overlap('send', 'release'), 2)
+		self.assertEqual(f.overlap('send', 'send', 'load'), 40)
+		self.assertEqual(f.overlap('send', 'send', 'storm'), 400)
+		self.assertEqual(f.overlap('send', 'send'), 440)
+		self.assertEqual(f.overlap('release', 'send', 'load'), 2)
+		self.assertEqual(f.overlap('send', 'release', 'load'), 2)
+		self.assertEqual(f.overlap('send', 'release'), 5)
 		self.assertEqual(f.overlap('mcast', 'send'), 9)
 		self.assertEqual(f.overlap('filter', 'release'), 0)
 		self.assertEqual(dict(f.kallsyms), {'proc_event_stamps': DOMAIN})
 		self.assertEqual(dict(f.stats)['data_races'], 7)
-		self.assertEqual(f.trace_lost, 0)
+		self.assertEqual((f.trace_lost, f.storm_trace_lost, f.storm_at), (0, 5, STORM_AT))
+
+	def test_a_report_in_the_storm(self):
+		f = kc.guest_facts(hook_lines())
+		before, during = kc.parse_races(race('a', 'b', t=99.5) + race('a', 'b', t=100.5))
+		self.assertEqual((f.in_storm(before), f.in_storm(during)), (False, True))
+		self.assertFalse(kc.GuestFacts().in_storm(during))
 
 	def test_nothing_reported(self):
 		self.assertEqual(kc.guest_facts(['cn_proc-init: run=selftest clients=1\n']),
@@ -392,16 +412,22 @@ class Verdict(unittest.TestCase):
 
 	def test_the_churn_must_have_made_each_request(self):
 		for c in kc.CHURN_COUNTS:
-			lines = hook_lines(churn=f'listen=5 ignore=5 unknown=5 einval=5 killed=5 {c}=0')
+			lines = hook_lines(churn='listen=5 ignore=5 unknown=5 einval=5 killed=5 '
+					   f'storm=5 {c}=0')
 			with self.subTest(count=c):
 				self.assertEqual(judge(boot('base', facts_lines=lines)), [('churn', c)])
 
 	def test_each_pair_of_functions_must_have_run_at_once(self):
 		for x, y in kc.OVERLAPS:
-			words = [f'{a}|{b}=3' for a, b in kc.OVERLAPS if (a, b) != (x, y)]
+			words = ' '.join(f'{a}|{b}=3' for a, b in kc.OVERLAPS if (a, b) != (x, y))
 			with self.subTest(pair=(x, y)):
-				got = judge(boot('base', facts_lines=hook_lines(overlap=' '.join(words))))
+				got = judge(boot('base', facts_lines=hook_lines(overlap=words,
+										storm_overlap='')))
 				self.assertEqual(got, [('overlap', f'{x}|{y}')])
+				# Either before the storm or in it.
+				got = judge(boot('base', facts_lines=hook_lines(
+					overlap=words, storm_overlap=f'{y}|{x}=1')))
+				self.assertEqual(got, [])
 
 	def test_another_kernel_report_fails_any_boot(self):
 		lines = race('a', 'b') + [printk('Kernel panic - not syncing: Fatal exception')]
@@ -446,13 +472,14 @@ class Report(unittest.TestCase):
 		r = race('cn_filter', 'cn_proc_mcast_ctl', addr=0x1234)
 		other = race('pipe_read', 'pipe_write', addr=0x1234)
 		boots = [boot('base', [r, r, other]), boot('patched', [r]),
-			 boot(MUTANT, [race('ktime_stamp_ns', 'ktime_stamp_ns')])]
+			 boot(MUTANT, [race('ktime_stamp_ns', 'ktime_stamp_ns'),
+				       race('ktime_stamp_ns', 'ktime_stamp_ns', t=STORM_AT + 1)])]
 		verdicts = {'base': [], 'patched': [], MUTANT: []}
 		rows = {l.split('|')[1].strip(): [c.strip() for c in l.split('|')[2:-1]]
 			for l in kc.kcsan_table(boots, verdicts, SYMBOLS)}
 		self.assertEqual(rows['cn_filter / cn_proc_mcast_ctl *'], ['2', '1', '-'])
 		self.assertEqual(rows['ktime_stamp_ns / ktime_stamp_ns * (on proc_event_stamps)'],
-				 ['-', '-', '1'])
+				 ['-', '-', '2 (1 in the storm)'])
 		self.assertEqual(rows['pipe_read / pipe_write'], ['1', '-', '-'])
 		self.assertEqual(rows['as expected'], ['yes', 'yes', 'yes'])
 		text = '\n'.join(kc.kcsan_report('t', boots, {**verdicts, 'patched': [

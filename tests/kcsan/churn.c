@@ -15,12 +15,16 @@
  *   refilter  subscribes again and again with other filters, ignores,
  *             subscribes, while events flow, and exits without IGNORE
  *   killed    reads until churn kills it with SIGKILL
- * On SIGTERM (or after -t seconds) it kills the listeners left and prints
- * what they did, one line:
+ * On SIGUSR1 it starts the storm as well: STORMERS processes that rename
+ * themselves (prctl(PR_SET_NAME)) over and over, each rename a comm event,
+ * the cheapest event there is, so that both CPUs stamp events as fast as
+ * they can. On SIGTERM (or after -t seconds) it kills the listeners and
+ * the stormers and prints what they did, one line:
  *   churn: rounds=N listen=N ignore=N unknown=N einval=N refilter=N
- *          killed=N exited=N acks=N events=N errors=N
+ *          killed=N exited=N acks=N events=N storm=N errors=N
  * (einval: acks of the unknown op with EINVAL; acks: acks of a
- * listener's own requests; events: other messages a listener received).
+ * listener's own requests; events: other messages a listener received;
+ * storm: renames).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/connector.h>
@@ -41,21 +46,28 @@
 #define LIVE		3	/* listeners at once */
 #define HOLD_MS		40	/* how long a listener reads between requests */
 #define UNKNOWN_OP	42	/* no enum proc_cn_mcast_op */
+#define STORMERS	2	/* one a CPU of the guest */
 #define BUF		4096
 
 enum turn { IGNORE, UNKNOWN, REFILTER, KILLED, TURNS };
 
 static struct counts {
 	unsigned long rounds, listen, ignore, unknown, einval, refilter;
-	unsigned long killed, exited, acks, events, errors;
+	unsigned long killed, exited, acks, events, storm, errors;
 } *counts;
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, storm;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	storm = 1;
 }
 
 static void count(unsigned long *c)
@@ -198,12 +210,29 @@ static void listener(enum turn turn)
 	_exit(0);
 }
 
+/* A stormer: renames itself until it is killed */
+static void stormer(int n)
+{
+	char name[16];
+	unsigned long i;
+
+	for (i = 0;; i++) {
+		snprintf(name, sizeof(name), "storm%d-%lu", n, i & 1);
+		if (prctl(PR_SET_NAME, name))
+			count(&counts->errors);
+		else
+			count(&counts->storm);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct { pid_t pid; enum turn turn; long long start; } live[LIVE] = {};
+	pid_t stormers[STORMERS] = {};
 	long long end = now_ms() + 1000LL * (argc > 2 && !strcmp(argv[1], "-t") ?
 					     atoi(argv[2]) : 3600);
 	struct sigaction sa = { .sa_handler = on_term };
+	struct sigaction sa_usr1 = { .sa_handler = on_usr1 };
 	unsigned long round = 0;
 	int i, status;
 
@@ -214,7 +243,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa_usr1, NULL);
 	while (!stop && now_ms() < end) {
+		for (i = 0; storm && i < STORMERS; i++) {
+			if (stormers[i])
+				continue;
+			stormers[i] = fork();
+			if (!stormers[i])
+				stormer(i);
+			if (stormers[i] < 0) {
+				stormers[i] = 0;
+				count(&counts->errors);
+			}
+		}
 		for (i = 0; i < LIVE; i++) {
 			if (live[i].pid && live[i].turn == KILLED &&
 			    now_ms() - live[i].start >= HOLD_MS) {
@@ -246,12 +287,18 @@ int main(int argc, char **argv)
 		kill(live[i].pid, SIGKILL);
 		waitpid(live[i].pid, &status, 0);
 	}
+	for (i = 0; i < STORMERS; i++) {
+		if (!stormers[i])
+			continue;
+		kill(stormers[i], SIGKILL);
+		waitpid(stormers[i], &status, 0);
+	}
 	printf("churn: rounds=%lu listen=%lu ignore=%lu unknown=%lu einval=%lu",
 	       counts->rounds, counts->listen, counts->ignore, counts->unknown,
 	       counts->einval);
 	printf(" refilter=%lu killed=%lu exited=%lu acks=%lu events=%lu",
 	       counts->refilter, counts->killed, counts->exited, counts->acks,
 	       counts->events);
-	printf(" errors=%lu\n", counts->errors);
+	printf(" storm=%lu errors=%lu\n", counts->storm, counts->errors);
 	return 0;
 }
