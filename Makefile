@@ -35,8 +35,8 @@ GIVEN := $(strip $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $
 
 # The commands share trees and build directories: one at a time.
 .NOTPARALLEL:
-TARGETS = check boot-test bench litmus kunit static-checks check-file-diffs unit-tests mutation \
-	file-diffs results mails
+TARGETS = check boot-test bench litmus kunit kcsan static-checks check-file-diffs unit-tests \
+	mutation file-diffs results mails
 .PHONY: all help setup clean $(TARGETS)
 
 all: boot-test

@@ -236,6 +236,12 @@ def kunit_handler(s: Session) -> int:
 	return harness_kunit.kunit(s.opts, s.newest)
 
 
+def kcsan_handler(s: Session) -> int:
+	"""make kcsan (harness_kcsan.py), on the newest line."""
+	import harness_kcsan
+	return harness_kcsan.kcsan(s.opts, s.newest, s.source())
+
+
 def litmus_handler(s: Session) -> int:
 	"""litmus.check(), as litmus.py run: each test and its mutant on the
 	newest line's memory model."""
@@ -321,7 +327,8 @@ def install_packages(command: str) -> None:
 def shell_scripts() -> List[str]:
 	return [os.path.join(SCRIPTS, f) for f in sorted(os.listdir(SCRIPTS))
 		if f.endswith('.sh')] + \
-		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', '.ci/run')]
+		[os.path.join(TOP, p) for p in ('tests/init', 'tests/clients/run.sh', 'tests/kcsan/hook',
+						'.ci/run')]
 
 
 # Each command: what runs it, what it does. The options each takes are
@@ -340,6 +347,9 @@ COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
 	'litmus': (litmus_handler, 'the litmus tests of tests/litmus/ with herd7'),
 	'kunit': (kunit_handler, 'kunit.py run --kunitconfig=kernel/time on the newest line, '
 		  'x86_64 with 2 CPUs; every KUnit case of the series must run'),
+	'kcsan': (kcsan_handler, 'KCSAN on the newest line\'s base, patched and a mutant, x86_64 with '
+		  '2 CPUs, under the selftest\'s load, the real clients and listener churn; '
+		  'the reports by function pair, none the series adds'),
 	'unit-tests': (unit_tests_handler,
 		       "the harness's unit tests, the selftest's host test, shellcheck"),
 	'mutation': (mutation_handler,

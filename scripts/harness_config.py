@@ -380,11 +380,16 @@ class Option:
 		return ' '.join(value) if isinstance(value, tuple) else str(value)
 
 
+# make kcsan's boots (harness_kcsan.py) are slower than the boot test's (the
+# instrumentation, the trace, the churn): their timeout is BOOT_TIMEOUT times
+# this, as syzkaller scales its timeouts under emulation (Timeouts.Scale).
+KCSAN_TIMEOUT_SCALE = 4
 # The commands that take an option, where not every one does.
 BOOTING_COMMANDS = ('boot-test', 'check', 'check-options')
 # The commands that build with make -j, and those that stage the guest's clients.
-JOBS_COMMANDS = BOOTING_COMMANDS + ('boot', 'static-checks', 'litmus', 'kunit', 'mutation', 'bench')
-CLIENTS_COMMANDS = BOOTING_COMMANDS + ('boot', 'bench')
+JOBS_COMMANDS = BOOTING_COMMANDS + ('boot', 'static-checks', 'litmus', 'kunit', 'mutation', 'bench',
+				    'kcsan')
+CLIENTS_COMMANDS = BOOTING_COMMANDS + ('boot', 'bench', 'kcsan')
 OPTIONS = (
 	Option('kernel', 'LINES', lambda: '|'.join(l.name for l in load_lines()) + '|all',
 	       'the kernel lines of configs/lines.toml, "7.3 6.1" or all; the newest by default '
@@ -410,14 +415,16 @@ OPTIONS = (
 	Option('selftest_args', 'ARGS', '"-n 50000 -t 60"',
 	       "the selftest's load: -w workers, -n events, -t seconds, each a number of at "
 	       'least 1 (in the guest, KSELFTEST_CN_PROC_TEST_ARGS)',
-	       getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot', 'parse')),
+	       getopt_numbers(SELFTEST_OPTIONS), BOOTING_COMMANDS + ('boot', 'parse', 'kcsan')),
 	Option('out', 'DIR', '/path', "where trees, builds, logs and results go (O, kbuild's "
 	       'name, too)', out_dir, alias='o', shown_default='out at the top of the tree'),
 	Option('jobs', 'N', 'N',
 	       "make -j for kernel builds; make -jN is JOBS=N (make's targets run one at a time)",
 	       positive, JOBS_COMMANDS, shown_default='the number of CPUs'),
-	Option('boot_timeout', 'SECONDS', '300', 'seconds before a boot counts as hung', positive,
-	       BOOTING_COMMANDS + ('boot', 'bench')),
+	Option('boot_timeout', 'SECONDS', '300',
+	       'seconds before a boot counts as hung (make kcsan: '
+	       f'{KCSAN_TIMEOUT_SCALE} times as many)', positive,
+	       BOOTING_COMMANDS + ('boot', 'bench', 'kcsan')),
 	Option('debs_mirror', 'URL', 'URL',
 	       "the Debian mirror; the machine's apt mirror by default", http_url,
 	       but=('results',)),

@@ -190,7 +190,8 @@ def kernels_tested(tables: Sequence[str]) -> str:
 # first lines, then each line's boots as the tables of OUT/LINE/results/
 # ARCH.md (table()'s, every check and figure) record them, laid out for a
 # terminal: a line per boot naming the checks that did not pass, and the
-# figures per run; then make bench's report. No line is wider than WIDTH.
+# figures per run; then the reports of make kcsan and make bench. No line is
+# wider than WIDTH.
 
 WIDTH = 80
 RESULTS_TITLE = ['Results of the last run', '=======================']
@@ -205,7 +206,30 @@ FIGURES_LEGEND = ('The figures of each run, base/patched or its one kernel: the 
 		  'inversions (inv.) and the largest in us (max), ties, duplicate stamps '
 		  '(shared), the largest lead of a stamp over the clock in ns (ahead), '
 		  'events a second (ev/s).')
-BENCH_HEAD = 'make bench ran at commit '
+# The targets whose reports follow the boot test's tables in RESULTS, in
+# this order, each headed by the commit it ran at.
+SECTIONS = ('kcsan', 'bench')
+
+
+def _head(name: str) -> str:
+	return f'make {name} ran at commit '
+
+
+def _section(out: str, name: str, old: str) -> str:
+	"""RESULTS' section of make NAME: OUT/NAME/report.md, headed by
+	OUT/NAME/commit, where that run left one; else OLD's (RESULTS as it
+	was), up to the next section."""
+	report = os.path.join(out, name, 'report.md')
+	if os.path.isfile(report):
+		commit = os.path.join(out, name, 'commit')
+		head = f'{_head(name)}{file_text(commit).strip()}.\n\n' if os.path.isfile(commit) else ''
+		return head + file_text(report).strip()
+	_, found, rest = old.partition('\n' + _head(name))
+	if not found:
+		return ''
+	for later in SECTIONS[SECTIONS.index(name) + 1:]:
+		rest = rest.partition('\n' + _head(later))[0]
+	return _head(name) + rest.strip()
 STATUS_WORDS = {'FAIL': 'failed', 'skip': 'skipped'}
 # What a boot's line says where it is not 0: (table()'s row, its name).
 COUNTED = (('seq gaps', 'seq gaps'), ('losses (ENOBUFS)', 'losses'),
@@ -408,11 +432,11 @@ def _verdicts(text: str) -> Dict[str, str]:
 
 
 def results_text(verdicts: Dict[str, str], ran: str, tables: Sequence[str],
-		 bench: str) -> List[str]:
+		 sections: Sequence[str]) -> List[str]:
 	"""RESULTS: the VERDICTS of make check, cold and warm; RAN, when and
 	where the boots ran; each of TABLES (report()'s markdown) laid out by
-	results_section(); BENCH, make bench's report headed by the commit it
-	ran at."""
+	results_section(); SECTIONS, the reports of make kcsan and make bench,
+	each headed by the commit it ran at."""
 	out = RESULTS_TITLE + ['']
 	for v in verdicts.values():
 		out += _wrapped(v, more='  ')
@@ -427,16 +451,17 @@ def results_text(verdicts: Dict[str, str], ran: str, tables: Sequence[str],
 		out += [''] + _wrapped('The clients: ' + '; '.join(releases(boots)) + '.', more='')
 	for b in boots:
 		out += [''] + results_section(b, skipped)
-	if bench:
-		out += [''] + fit(bench)
+	for section in sections:
+		if section:
+			out += [''] + fit(section)
 	return out
 
 
 def write_results(out: str, lines: Sequence[str], path: str) -> None:
 	"""PATH (RESULTS) from OUT: the last make check's verdict (OUT/
 	check.time) and, of the other kind, PATH's; the tables of the LINES'
-	boots that ran since OUT/commit; make bench's report, OUT's or else
-	PATH's."""
+	boots that ran since OUT/commit; the section of each of SECTIONS, OUT's
+	or else PATH's."""
 	commit = os.path.join(out, 'commit')
 	tables = []
 	for line in lines:
@@ -461,14 +486,7 @@ def write_results(out: str, lines: Sequence[str], path: str) -> None:
 	when = datetime.datetime.utcfromtimestamp(os.path.getmtime(tables[0]))
 	ran = (f'The boots below ran on {when:%Y-%m-%d} at commit {file_text(commit).strip()}, '
 	       f'on {os.cpu_count()} cpus. ' + kernels_tested(texts))
-	report = os.path.join(out, 'bench', 'report.md')
-	bench = ''
-	if os.path.isfile(report):
-		bc = os.path.join(out, 'bench', 'commit')
-		head = f'{BENCH_HEAD}{file_text(bc).strip()}.\n\n' if os.path.isfile(bc) else ''
-		bench = head + file_text(report).strip()
-	elif BENCH_HEAD in old:
-		bench = BENCH_HEAD + old.partition('\n' + BENCH_HEAD)[2].strip()
+	sections = [_section(out, name, old) for name in SECTIONS]
 	with open(path, 'w') as f:
-		f.write('\n'.join(results_text(verdicts, ran, texts, bench)) + '\n')
+		f.write('\n'.join(results_text(verdicts, ran, texts, sections)) + '\n')
 	note(f'wrote {path}')

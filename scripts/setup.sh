@@ -38,7 +38,7 @@ declare -A needs=(
 	[file-diffs]="fetch diffs" [check-file-diffs]="fetch diffs"
 	[litmus]=fetch [mails]="fetch mails"
 	[kunit]="fetch kbuild qemu" [boot-test]="fetch kbuild qemu guest"
-	[bench]="fetch kbuild qemu guest"
+	[bench]="fetch kbuild qemu guest" [kcsan]="fetch kbuild qemu guest"
 	[static-checks]="fetch kbuild static"
 	[check]="${!group[*]}" [results]=""
 )
