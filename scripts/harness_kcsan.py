@@ -504,7 +504,8 @@ def ran_as_asked(b: KcsanBoot, boot: Boot, prog_args: Sequence[str]) -> List[Kcs
 	off, a churn count of CHURN_COUNTS at 0 (or none), a pair of OVERLAPS
 	that never overlapped."""
 	why = [KcsanProblem('boot', f'{p.kind}:{p.about}', p.text)
-	       for p in harness_results.problems(b.report, boot, prog_args)
+	       for p in harness_results.problems(b.report, boot,
+							 kernel_cmdline(boot.run, prog_args))
 	       if p.kind in FATAL_KINDS]
 	why += [KcsanProblem('kernel_report', r, 'kernel: ' + r) for r in b.others]
 	if b.facts.kcsan != 'on':

@@ -461,7 +461,8 @@ def write_results(out: str, lines: Sequence[str], path: str) -> None:
 	"""PATH (RESULTS) from OUT: the last make check's verdict (OUT/
 	check.time) and, of the other kind, PATH's; the tables of the LINES'
 	boots that ran since OUT/commit; the section of each of SECTIONS, OUT's
-	or else PATH's."""
+	or else PATH's. Where OUT has no tables but a section (make kcsan or
+	make bench run alone), PATH's text before its sections is kept."""
 	commit = os.path.join(out, 'commit')
 	tables = []
 	for line in lines:
@@ -474,9 +475,18 @@ def write_results(out: str, lines: Sequence[str], path: str) -> None:
 			if name.endswith('.md') and os.path.isfile(commit) and \
 			   os.path.getmtime(t) >= os.path.getmtime(commit):
 				tables.append(t)
-	if not tables:
-		raise HarnessError(f'no results in {out}: run make boot-test or make check first')
 	old = file_text(path) if os.path.isfile(path) else ''
+	sections = [_section(out, name, old) for name in SECTIONS]
+	if not tables:
+		ran_alone = [n for n in SECTIONS if os.path.isfile(os.path.join(out, n, 'report.md'))]
+		if not old or not ran_alone:
+			raise HarnessError(f'no results in {out}: run make boot-test or make check first')
+		for name in SECTIONS:
+			old = old.partition('\n' + _head(name))[0]
+		with open(path, 'w') as f:
+			f.write('\n\n'.join([old.rstrip()] + ['\n'.join(fit(t)) for t in sections if t]) + '\n')
+		note(f'wrote {path}')
+		return
 	verdicts = _verdicts(old)
 	ct = os.path.join(out, 'check.time')
 	if os.path.isfile(ct):
@@ -486,7 +496,6 @@ def write_results(out: str, lines: Sequence[str], path: str) -> None:
 	when = datetime.datetime.utcfromtimestamp(os.path.getmtime(tables[0]))
 	ran = (f'The boots below ran on {when:%Y-%m-%d} at commit {file_text(commit).strip()}, '
 	       f'on {os.cpu_count()} cpus. ' + kernels_tested(texts))
-	sections = [_section(out, name, old) for name in SECTIONS]
 	with open(path, 'w') as f:
 		f.write('\n'.join(results_text(verdicts, ran, texts, sections)) + '\n')
 	note(f'wrote {path}')
