@@ -505,7 +505,7 @@ SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptr
 		   'ptrace_detach', 'comm', 'coredump', 'exit_code', 'exit_signal', 'causal_order',
 		   'delta', 'load_order', 'load_unique')
 CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid',
-		 'extrace_killed')
+		 'extrace_killed', 'unbound_listener', 'proc_input_freed')
 # The guest's kselftest install of each listener (64- or 32-bit), a
 # directory at its root.
 KSELFTEST_INSTALLS = {64: 'kselftest', 32: 'kselftest32'}

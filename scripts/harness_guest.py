@@ -5,7 +5,8 @@ itself (harness_boot.boot_and_parse() reads its log).
 
 The initramfs holds Debian's busybox-static of the guest's architecture,
 tests/init, its console_drain and cn_proc_listener (the harness's listener,
-whose figures the tables show), the kselftest install of the selftest
+whose figures the tables show), cn_proc_request (the clients' requests of
+their own), the kselftest install of the selftest
 for each listener of the architecture (/kselftest, /kselftest32) (static),
 what run_kselftest.sh needs beyond
 busybox (harness_stage.TOOLS), and the real clients where the
@@ -95,7 +96,8 @@ def guest_build_argvs(tree: Tree, arch: Arch, opts: Options,
 			'install']))
 	programs: Tuple[Tuple[str, List[str]], ...] = (
 		('console_drain', []),
-		('cn_proc_listener', ['-isystem', os.path.join(hdrs, 'usr/include')]))
+		('cn_proc_listener', ['-isystem', os.path.join(hdrs, 'usr/include')]),
+		('cn_proc_request', ['-isystem', os.path.join(hdrs, 'usr/include')]))
 	for prog, headers in programs:
 		argvs.append((f'{prog}-{arch.name}', [
 			arch.cross_compile + 'gcc', '-Wall', '-O2', '-static', *headers,

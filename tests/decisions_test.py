@@ -1400,6 +1400,12 @@ class ClientChecks(unittest.TestCase):
 		self.cases('stamped_each', ((('300', '300'), True), (('301', '300'), True),
 					    (('299', '300'), False), (('0', '300'), False)))
 
+	def test_each_socket_allocated_its_state_and_freed_it(self):
+		self.cases('all_freed', ((('200', '200', '200'), True), (('0', '0', '0'), True),
+					 (('200', '200', '0'), False), (('200', '200', '199'), False),
+					 (('200', '0', '0'), False), (('0', '3', '3'), False),
+					 (('200', '201', '201'), False)))
+
 	def test_extraces_exec_to_exit_within_the_sleep_and_the_window(self):
 		self.cases('in_window', ((('299', '400'), True), (('400', '400'), True),
 					 (('298', '400'), False), (('401', '400'), False)))
@@ -1413,7 +1419,9 @@ class ClientChecks(unittest.TestCase):
 		body = harness_util.file_text(os.path.join(TOP, 'tests/clients/run.sh'))
 		body = body[body.index('CN_PROC_CLIENTS_CHECKS:-'):]
 		for call in ('quorum_in_order "$gained" "$lost" ||', 'if ! in_window "$ms" "$win"',
-			     'stamped_each $((s1 - s0)) $((3 * LOAD)) ||', 'stamped_none "$s2" "$s3" ||'):
+			     'stamped_each $((s1 - s0)) $((3 * LOAD)) ||', 'stamped_none "$s2" "$s3" ||',
+			     'stamped_none "$s4" "$s5" ||', 'all_freed "$SOCKETS" "$got" "$gone" ||',
+			     'all_freed 0 "$got" "$gone" ||'):
 			self.assertEqual(body.count(call), 1, call)
 
 

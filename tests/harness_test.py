@@ -1158,11 +1158,13 @@ class SelftestHostTest(unittest.TestCase):
 		self.assertEqual(proc.returncode, 0, proc.stdout)
 		self.assertRegex(proc.stdout, r'\nok [0-9]+ global.kallsyms\n')
 
-	def test_the_guests_listener_builds(self):
-		"""tests/cn_proc_listener.c, which the guest builds against the
-		tree's headers, builds here too: -Wall, no warning."""
-		subprocess.run(['gcc', '-Wall', '-Werror', '-fsyntax-only',
-				os.path.join(TOP, 'tests', 'cn_proc_listener.c')], check=True)
+	def test_the_guests_programs_build(self):
+		"""tests/cn_proc_listener.c and cn_proc_request.c, which the guest
+		builds against the tree's headers, build here too: -Wall, no
+		warning."""
+		for prog in ('cn_proc_listener.c', 'cn_proc_request.c'):
+			subprocess.run(['gcc', '-Wall', '-Werror', '-fsyntax-only',
+					os.path.join(TOP, 'tests', prog)], check=True)
 
 
 class SelftestPatch(unittest.TestCase):

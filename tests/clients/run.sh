@@ -52,6 +52,15 @@
 #               a kernel that stamps cn_proc's messages with it (whose
 #               domain, proc_event_stamps, /proc/kallsyms lists), so the
 #               count is shown to count there.
+#   unbound_listener  a socket outside the CN_IDX_PROC group sends
+#               PROC_CN_MCAST_LISTEN and stays open (cn_proc_request -w):
+#               the count is raised, but no socket is in the group, so the
+#               same load must make no ktime_stamp_ns() call.
+#   proc_input_freed  200 sockets outside the group send
+#               PROC_CN_MCAST_LISTEN and close; kmem trace events must show
+#               a proc_input allocated by cn_proc_mcast_ctl() for each and
+#               each one freed (none allocated before v6.6, whose sockets
+#               have no state, cn_release).
 #
 # Nothing waits a fixed time: every wait polls a condition every 20 ms up
 # to a deadline, and says what it was waiting for when that passes. The
@@ -87,6 +96,12 @@ stamped_each() {
 # stamped_none BEFORE AFTER: the count of calls the same: none at all.
 stamped_none() {
 	[ "$2" = "$1" ]
+}
+
+# all_freed SOCKETS ALLOCATED FREED: a proc_input allocated for each socket
+# and each one freed.
+all_freed() {
+	[ "$2" = "$1" ] && [ "$3" = "$1" ]
 }
 
 [ -z "${CN_PROC_CLIENTS_CHECKS:-}" ] || return 0
@@ -547,10 +562,74 @@ else
 	diag "extrace_killed: $((s3 - s2)) ktime_stamp_ns() calls during $((3 * LOAD)) events after extrace was killed"
 	stamped_none "$s2" "$s3" ||
 		fail "$((s3 - s2)) ktime_stamp_ns() calls with no one listening"
+fi
+finish 6
+
+# --- a socket that listens outside the group ----------------------------------
+begin unbound_listener
+if ! [ -e "$TRACING/events/kprobes/cn_proc_stamp" ]; then
+	fail "no kprobe event on ktime_stamp_ns()"
+else
+	cn_proc_request -w listen >"$k/request" 2>&1 &
+	rpid=$!
+	if wait_for "cn_proc_request to listen" log_has "$k/request" '^ready$'; then
+		s4=$(stamps)
+		load
+		s5=$(stamps)
+		diag "unbound_listener: $((s5 - s4)) ktime_stamp_ns() calls during $((3 * LOAD)) events with a socket outside the group listening"
+		stamped_none "$s4" "$s5" ||
+			fail "$((s5 - s4)) ktime_stamp_ns() calls with no socket in the group"
+	else
+		fail "cn_proc_request did not listen: $(cat "$k/request")"
+	fi
+	kill -TERM "$rpid" 2>/dev/null
+	wait "$rpid"
 	echo 0 >"$TRACING/events/kprobes/cn_proc_stamp/enable"
 	echo '-:cn_proc_stamp' >>"$TRACING/kprobe_events"
 fi
-finish 6
+finish 7
+
+# --- the per-socket state of sockets outside the group ------------------------
+SOCKETS=200
+begin proc_input_freed
+
+# freed TRACE: "ALLOCATED FREED", the proc_input allocations of
+# cn_proc_mcast_ctl() in TRACE (kmem events) and how many of them were freed.
+freed() {
+	awk '{ site = ptr = ""
+	       for (i = 1; i <= NF; i++) {
+		       if ($i ~ /^call_site=/) site = substr($i, 11)
+		       if ($i ~ /^ptr=/) ptr = substr($i, 5)
+	       } }
+	     $0 ~ / kmalloc: / && site ~ /^cn_proc_mcast_ctl\+/ { got[ptr] = 1; n++ }
+	     $0 ~ / kfree: / && (ptr in got) { delete got[ptr]; f++ }
+	     END { print n + 0, f + 0 }' "$1"
+}
+
+if ! echo nohash-ptr >"$TRACING/trace_options" ||
+	! echo 4096 >"$TRACING/buffer_size_kb" ||
+	! echo 1 >"$TRACING/events/kmem/kmalloc/enable" ||
+	! echo 1 >"$TRACING/events/kmem/kfree/enable"; then
+	fail "no kmem trace events"
+else
+	: >"$TRACING/trace"
+	cn_proc_request -n $SOCKETS listen 2>"$k/sockets" ||
+		fail "cn_proc_request: $(cat "$k/sockets")"
+	echo 0 >"$TRACING/events/kmem/kmalloc/enable"
+	echo 0 >"$TRACING/events/kmem/kfree/enable"
+	freed "$TRACING/trace" >"$k/freed"
+	read -r got gone <"$k/freed"
+	diag "proc_input_freed: $SOCKETS sockets outside the group sent PROC_CN_MCAST_LISTEN and closed: $got proc_input allocated, $gone freed"
+	if grep -q ' cn_release$' /proc/kallsyms; then
+		all_freed "$SOCKETS" "$got" "$gone" ||
+			fail "$got of $SOCKETS proc_input allocated, $gone freed"
+	else
+		# No per-socket state (before v6.6): nothing to free.
+		diag "proc_input_freed: no cn_release in /proc/kallsyms: no per-socket state"
+		all_freed 0 "$got" "$gone" || fail "$got proc_input allocated without cn_release"
+	fi
+fi
+finish 8
 
 end_ms=$(now_ms)
 diag "cn_proc-clients: $(((end_ms - start_ms) / 1000)).$(((end_ms - start_ms) % 1000 / 100)) s"
