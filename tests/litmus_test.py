@@ -243,20 +243,31 @@ def program(path):
 
 
 class InlineTests(unittest.TestCase):
-	"""A test a changelog carries inline is the file herd7 runs."""
+	"""A test a changelog carries inline is the file herd7 runs; the cover
+	letter carries none, and each test it names is a file herd7 runs."""
 
 	PATCHES = sorted((HERE.parent / 'patches').glob('00*.patch')) + \
 		sorted((HERE.parent / 'patches' / 'stable').glob('*/00*.patch'))
 
 	def test_each_inline_test_is_its_file(self):
-		seen = set()
 		for p in self.PATCHES:
 			msg = p.read_text().split('\n---\n', 1)[0]
 			for name, prog in inline_tests(msg).items():
-				seen.add(name)
 				self.assertEqual(prog, program(TESTS / (name + '.litmus')),
 						 f'{p.name}: {name}')
-		self.assertEqual(seen, {'stamp-mp', 'cn-proc-rt-local-lock'})
+
+	def test_the_cover_letter_names_the_files(self):
+		cover = (HERE.parent / 'patches' / '0000-cover-letter.patch').read_text()
+		self.assertEqual(inline_tests(cover), {})
+		# "stamp-unique-2, -3": a name, then its siblings by their suffix.
+		named = re.findall(r'\b((?:stamp|cn-proc)(?:-[a-z0-9]+)+)(-\*)?((?:, -[a-z0-9-]+)*)',
+				   cover)
+		self.assertTrue(named)
+		for name, star, more in named:
+			stem = name.rsplit('-', 1)[0]
+			for n in [name] + [stem + m for m in re.findall(r', (-[a-z0-9-]+)', more)]:
+				found = sorted(TESTS.glob(n + star + '.litmus'))
+				self.assertTrue(found, f'the cover letter names {n}{star}: no such test')
 
 	def test_a_changed_inline_test_is_seen(self):
 		relaxed = program(TESTS / 'stamp-mp.litmus').replace('atomic_cmpxchg(',
