@@ -4,9 +4,9 @@ series touches, base and patched, as syzbot would run it on a tree the
 series has landed in.
 
 The newest line's base, patched and KCSAN_MUTANT kernels (as
-harness_kernel builds every kernel: base the series' first patch,
-patched the whole series, the mutant tests/mutants/KCSAN_MUTANT.patch on
-it), of the kcsan flavour (configs/flavours/kcsan.config: syzbot's KCSAN
+harness_kernel builds every kernel: base the series' patches that leave
+cn_proc.c alone, patched the whole series, the mutant
+tests/mutants/KCSAN_MUTANT.patch on it), of the kcsan flavour (configs/flavours/kcsan.config: syzbot's KCSAN
 settings), on x86_64 with 2 CPUs, each booted once in QEMU as the boot
 test boots smp2 (the selftest with its fork/exec/exit load, then the real
 clients), with the guest's initramfs and tests/kcsan/ on it: tests/init
