@@ -506,6 +506,9 @@ SELFTEST_CHECKS = ('ack', 'ack_order', 'fork', 'exec', 'uid', 'gid', 'sid', 'ptr
 		   'delta', 'load_order', 'load_unique')
 CLIENT_CHECKS = ('keepalived', 'extrace', 'keepalived_sid', 'cgrulesengd', 'cgrulesengd_sid',
 		 'extrace_killed', 'unbound_listener', 'proc_input_freed')
+# The clients' checks that run no Debian program, only the harness's own
+# (tests/cn_proc_request.c): they have no release to name.
+OWN_CLIENT_CHECKS = ('unbound_listener', 'proc_input_freed')
 # The guest's kselftest install of each listener (64- or 32-bit), a
 # directory at its root.
 KSELFTEST_INSTALLS = {64: 'kselftest', 32: 'kselftest32'}

@@ -160,26 +160,31 @@ class Logs(unittest.TestCase):
 		mine = sorted(k for k in reported.checks if k.startswith('proc_listeners:'))
 		self.assertEqual(mine, sorted(harness_config.PROC_LISTENERS_CHECKS))
 		self.assertEqual(reported.checks['proc_listeners:count_zero_at_start'], Status.OK)
-		self.assertEqual(reported.parts['cn_proc-proc_listeners'].runner.status, Status.FAIL)
+		self.assertEqual(reported.parts['cn_proc-proc_listeners'].runner.status, Status.OK)
 		self.assertIn(('part_unexpected', 'cn_proc-proc_listeners'),
 			      kinds(judge('x86_64-m32-patched.log', boot('m32', proc_listeners=False))[1]))
 		# run_kselftest.sh's result must be its test's results'
 		lines = log_lines('x86_64-m32-patched.log')
-		ok = edited_lines(lines, 'not ok 1 selftests: connector: proc_listeners',
-				  'ok 1 selftests: connector: proc_listeners')
-		self.assertEqual(kinds(judge_lines(ok, b)[1]),
+		bad = edited_lines(lines, 'ok 1 selftests: connector: proc_listeners',
+				   'not ok 1 selftests: connector: proc_listeners')
+		bad = edited_lines(bad, 'cn_proc-proc_listeners: exit 0', 'cn_proc-proc_listeners: exit 1')
+		self.assertEqual(kinds(judge_lines(bad, b)[1]),
 				 [('runner_result', 'cn_proc-proc_listeners')])
-		other = edited_lines(lines, 'not ok 1 selftests: connector: proc_listeners',
-				     'not ok 1 selftests: connector: cn_proc_test')
+		other = edited_lines(lines, 'ok 1 selftests: connector: proc_listeners',
+				     'ok 1 selftests: connector: cn_proc_test')
 		self.assertIn(('runner', 'cn_proc-proc_listeners'), kinds(judge_lines(other, b)[1]))
 		# and each case as the run expects: a pass that must fail, a failure
 		must = harness_config.dataclasses.replace(b, expect=harness_config.Expect(
 			fail=('proc_listeners:count_zero_at_start',)))
 		self.assertIn(('did_not_fail', 'proc_listeners:count_zero_at_start'),
 			      kinds(judge('x86_64-m32-patched.log', must)[1]))
-		none = harness_config.dataclasses.replace(b, expect=harness_config.Expect())
+		failed = edited_lines(lines, '# ok 2 killed_as_root', '# not ok 2 killed_as_root')
+		failed = edited_lines(failed, 'ok 1 selftests: connector: proc_listeners',
+				      'not ok 1 selftests: connector: proc_listeners')
+		failed = edited_lines(failed, 'cn_proc-proc_listeners: exit 0',
+				      'cn_proc-proc_listeners: exit 1')
 		self.assertIn(('failed', 'proc_listeners:killed_as_root'),
-			      kinds(judge('x86_64-m32-patched.log', none)[1]))
+			      kinds(judge_lines(failed, b)[1]))
 
 	def test_a_base_boot_fails_as_its_run_expects(self):
 		b = boot('jiffies', 'base')
@@ -379,7 +384,7 @@ class Logs(unittest.TestCase):
 		"""A guest whose run.sh planned and ran fewer clients: the boot
 		fails, naming the client."""
 		lines = edited('x86_64-smp2-patched.log', 'ok 5 cgrulesengd_sid\n', '')
-		lines = edited_lines(lines, 'TAP version 13\n1..6\n', 'TAP version 13\n1..5\n')
+		lines = edited_lines(lines, 'TAP version 13\n1..8\n', 'TAP version 13\n1..7\n')
 		reported, why = judge_lines(lines, boot('smp2'))
 		self.assertEqual(kinds(why), [('client_missing', 'client:cgrulesengd_sid')])
 

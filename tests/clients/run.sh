@@ -101,7 +101,7 @@ stamped_none() {
 # all_freed SOCKETS ALLOCATED FREED: a proc_input allocated for each socket
 # and each one freed.
 all_freed() {
-	[ "$2" = "$1" ] && [ "$3" = "$1" ]
+	[ "$2" -eq "$1" ] && [ "$3" -eq "$2" ]
 }
 
 [ -z "${CN_PROC_CLIENTS_CHECKS:-}" ] || return 0
