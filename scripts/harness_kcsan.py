@@ -51,6 +51,7 @@ import harness_boot
 import harness_guest
 from harness_kernel import KUNIT_TOOL, Kernels, Tree
 import harness_results
+import harness_tables
 from harness_results import PRINTK, PROBLEMS, BootReport
 import harness_util
 from harness_util import TOP, HarnessError, describe, file_text, note, now, stage
@@ -631,13 +632,7 @@ def kcsan_table(boots: Sequence[KcsanBoot], verdicts: Dict[str, List[KcsanProble
 	row('other kernel reports', lambda b: str(len(b.others)))
 	row('boot (s)', lambda b: f'{b.seconds:.0f}')
 	row('as expected', lambda b: 'no' if verdicts.get(b.variant) else 'yes')
-	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-	out = []
-	for i, cells in enumerate(rows):
-		out.append('| ' + ' | '.join(c.ljust(w) for c, w in zip(cells, widths)) + ' |')
-		if i == 0:
-			out.append('|' + '|'.join('-' * (w + 2) for w in widths) + '|')
-	return out
+	return harness_tables.markdown_table(rows)
 
 
 def _or_dash(n: Optional[int]) -> str:

@@ -30,6 +30,18 @@ FIGURES = [
 ]
 
 
+
+def markdown_table(rows: Sequence[Sequence[str]]) -> List[str]:
+	"""ROWS, the first the header, as a markdown table's lines, each column
+	as wide as its widest cell."""
+	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+	out = []
+	for i, r in enumerate(rows):
+		out.append('| ' + ' | '.join(c.ljust(w) for c, w in zip(r, widths)) + ' |')
+		if i == 0:
+			out.append('|' + '|'.join('-' * (w + 2) for w in widths) + '|')
+	return out
+
 def _check_cell(name: str) -> Callable[[Judged], Optional[str]]:
 	"""A table cell: a judged boot's result of check NAME."""
 	return lambda j: None if j.report.checks.get(name) is None else str(j.report.checks[name])
@@ -91,13 +103,7 @@ def table(judged: Sequence[Judged]) -> List[str]:
 		rows.append(row('atomics', lambda j: j.report.atomics))
 	rows.append(row('kernel reports', lambda j: str(len(j.report.kernel_reports))))
 	rows.append(row('as expected', lambda j: 'no' if j.problems else 'yes'))
-	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-	out = []
-	for i, r in enumerate(rows):
-		out.append('| ' + ' | '.join(c.ljust(w) for c, w in zip(r, widths)) + ' |')
-		if i == 0:
-			out.append('|' + '|'.join('-' * (w + 2) for w in widths) + '|')
-	return out
+	return markdown_table(rows)
 
 
 def first_failure(j: Judged) -> str:
