@@ -358,7 +358,8 @@ COMMANDS: Dict[str, Tuple[Callable[..., int], str]] = {
 		  'what the series and the designs it was chosen over cost and keep'),
 	'file-diffs': (file_diffs_handler, 'write the per-file diffs of the series'),
 	'check-file-diffs': (check_file_diffs_handler,
-			     'compare the per-file diffs with the series'),
+			     'compare the per-file diffs with the series; the boot test\'s mutants '
+			     'must apply on it'),
 	'results': (results_handler, "RESULTS, from the last run's tables"),
 	'mails': (mails_handler, 'the series as mails for git send-email, From: and Signed-off-by: '
 		  'your git identity, on KSRC, your git tree of the newest line or newer (never '

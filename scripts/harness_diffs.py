@@ -16,7 +16,9 @@ stale, missing or left-over diff, a patch that differs from what the
 files make, or a posting that does not end with its selftest patch
 fails. The cover letter's table is made from RESULTS (make results), so
 that the figures it quotes are that run's; with --check, a table that
-differs fails."""
+differs fails, and so does a mutant of the boot test (tests/mutants/)
+that no longer applies on top of the series, before any kernel is
+built for it."""
 
 import dataclasses
 import email.utils
@@ -26,9 +28,9 @@ import re
 import textwrap
 import shutil
 import tempfile
-from typing import Dict, List, Tuple
+from typing import Dict, List, Sequence, Tuple
 
-from harness_config import KernelLine, series_patches
+from harness_config import MUTANTS, KernelLine, series_patches
 from harness_kernel import patch_files
 from harness_tables import figures
 from harness_util import TOP, HarnessError, file_text, note, run
@@ -91,9 +93,10 @@ def diff(f: str, old: str, new: str) -> str:
 	return str(proc.stdout)
 
 
-def expected(line: KernelLine, src: str) -> dict:
+def expected(line: KernelLine, src: str, mutants: Sequence[str] = ()) -> dict:
 	"""PATH.diff -> its text, from the series applied to a copy of the
-	touched files."""
+	touched files; each of MUTANTS must apply on top of it as the boot
+	test applies one (harness_kernel.Tree.overlay())."""
 	patches = series_patches(line.series_dir)
 	files = patch_files(patches)
 	with tempfile.TemporaryDirectory() as tmp:
@@ -109,6 +112,13 @@ def expected(line: KernelLine, src: str) -> dict:
 			if proc.returncode:
 				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with '
 						   f'--fuzz=0 to {src}')
+		stale = [m for m in mutants
+			 if run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--batch',
+				 '--fuzz=0', '--dry-run', '-i', m], capture='all', check=False).returncode]
+		if stale:
+			raise HarnessError('mutants that no longer apply with --fuzz=0 on top of the '
+					   'series, as the boot test applies them: '
+					   + ', '.join(os.path.relpath(m, TOP) for m in stale))
 		return {f + '.diff': diff(f, os.path.join(tmp, 'a', f), os.path.join(tmp, 'b', f))
 			for f in files if not f.startswith(SELFTEST + '/')}
 
@@ -324,7 +334,8 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 				os.remove(p)
 			with open(os.path.join(TOP, 'patches', path), 'w') as f:
 				f.write(text)
-	want, have = expected(line, src), diffs_in_repository()
+	mutants = sorted(glob.glob(os.path.join(MUTANTS, '*.patch'))) if check else []
+	want, have = expected(line, src, mutants), diffs_in_repository()
 	cover = with_cover_table(file_text(os.path.join(TOP, COVER)),
 				 cover_table(file_text(os.path.join(TOP, 'RESULTS'))))
 	if check:
@@ -352,7 +363,8 @@ def file_diffs(line: KernelLine, src: str, check: bool) -> int:
 					   'selftest and RESULTS (run: make file-diffs)')
 		note(f'{len(want)} per-file diffs match patches/; '
 		     + ', '.join(f'patches/{p}' for p, _ in made)
-		     + f' match {SELFTEST} and their changelogs; the cover letter\'s table is RESULTS\'')
+		     + f' match {SELFTEST} and their changelogs; the cover letter\'s table is RESULTS\'; '
+		     f'the {len(mutants)} mutants of tests/mutants/ apply')
 		return 0
 	for p in have:
 		os.remove(os.path.join(TOP, p))

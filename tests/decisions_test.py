@@ -1055,6 +1055,20 @@ Linux 6.1 (linux-source-6.1 6.1.192-3) on x86_64, QEMU -accel tcg: 2 of 2 boots 
 	def test_up_to_date_passes(self):
 		self.assertEqual(self.check(dict(self.WANT)), 0)
 
+	def test_the_check_holds_every_boot_test_mutant_to_the_series(self):
+		"""check-file-diffs hands expected() each tests/mutants/*.patch,
+		which it must apply on top of the series."""
+		with mock.patch.object(harness_diffs, 'expected', return_value=dict(self.WANT)) as e, \
+		     mock.patch.object(harness_diffs, 'diffs_in_repository', return_value=dict(self.WANT)), \
+		     mock.patch.object(harness_diffs, 'selftest_patches', return_value=[]), \
+		     mock.patch.object(harness_diffs, 'cover_table', return_value=[]), \
+		     mock.patch.object(harness_diffs, 'with_cover_table', return_value=''), \
+		     mock.patch.object(harness_diffs, 'file_text', return_value=''), quiet():
+			harness_diffs.file_diffs(None, '', check=True)
+		mutants = e.call_args.args[2]
+		self.assertEqual(sorted(os.path.basename(m) for m in mutants),
+				 sorted(os.listdir(os.path.join(TOP, 'tests', 'mutants'))))
+
 	def test_a_selftest_patch_stale_missing_or_out_of_its_posting_fails(self):
 		(net, y), (own, x) = self.PATCHES
 		for stored in ({net: y, own: 'patch x, older\n'}, {net: 'patch y, older\n', own: x},

@@ -1265,5 +1265,32 @@ class SelftestPatch(unittest.TestCase):
 					 ['MAINTAINERS.diff'])
 
 
+class MutantsOnTheSeries(unittest.TestCase):
+	"""expected(): a boot-test mutant that no longer applies on top of
+	the series fails check-file-diffs, not the boot test's build."""
+
+	def test_a_mutant_that_no_longer_applies_fails(self):
+		import harness_diffs
+		with tempfile.TemporaryDirectory() as tmp:
+			for d in ('src', 'series'):
+				os.makedirs(os.path.join(tmp, d))
+			with open(os.path.join(tmp, 'src', 'f.c'), 'w') as f:
+				f.write('a\nb\nc\n')
+			texts = {'series/series': '0001-b.patch\n',
+				 'series/0001-b.patch': '--- a/f.c\n+++ b/f.c\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n',
+				 'fits.patch': '--- a/f.c\n+++ b/f.c\n@@ -1,3 +1,3 @@\n a\n-B\n+BB\n c\n',
+				 'stale.patch': '--- a/f.c\n+++ b/f.c\n@@ -1,3 +1,3 @@\n a\n-b\n+bb\n c\n'}
+			for name, text in texts.items():
+				with open(os.path.join(tmp, name), 'w') as f:
+					f.write(text)
+			line = harness_config.KernelLine('7.3', 'linux-source-7.3', 'trixie-backports',
+							 os.path.join(tmp, 'series'), ())
+			src = os.path.join(tmp, 'src')
+			fits, stale = os.path.join(tmp, 'fits.patch'), os.path.join(tmp, 'stale.patch')
+			self.assertEqual(list(harness_diffs.expected(line, src, [fits])), ['f.c.diff'])
+			with self.assertRaisesRegex(HarnessError, r'no longer apply .*: \S*stale\.patch$'):
+				harness_diffs.expected(line, src, [fits, stale])
+
+
 if __name__ == '__main__':
 	unittest.main(verbosity=1)
