@@ -1637,6 +1637,14 @@ class TreeStates(unittest.TestCase):
 		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'drivers/connector/cn_proc.c')), 'base\n')
 		self.assertEqual(harness_util.file_text(os.path.join(self.ksrc, 'include/x.h')), 'header\n')
 
+	def test_base_again_applies_nothing_more(self):
+		"""Base is the patches of series.base, all of them and no more: a
+		tree at base moved to base again is left as it is."""
+		with quiet():
+			self.tree.move_to('base')
+			self.tree.move_to('base')
+		self.assertEqual(self.state(), ('header first', 'base'))
+
 	def test_base_leaves_out_a_fix_of_cn_proc_before_it(self):
 		"""A series with another posting's fix of cn_proc.c first, in a
 		subdirectory: base applies the header's patch alone, from its own
