@@ -31,7 +31,7 @@ import tempfile
 from typing import Dict, List, Sequence, Tuple
 
 from harness_config import MUTANTS, KernelLine, series_patches
-from harness_kernel import patch_files
+from harness_kernel import overlay_argv, patch_files
 from harness_tables import figures
 from harness_util import TOP, HarnessError, file_text, note, run
 
@@ -96,7 +96,7 @@ def diff(f: str, old: str, new: str) -> str:
 def expected(line: KernelLine, src: str, mutants: Sequence[str] = ()) -> dict:
 	"""PATH.diff -> its text, from the series applied to a copy of the
 	touched files; each of MUTANTS must apply on top of it as the boot
-	test applies one (harness_kernel.Tree.overlay())."""
+	test applies one (overlay_argv())."""
 	patches = series_patches(line.series_dir)
 	files = patch_files(patches)
 	with tempfile.TemporaryDirectory() as tmp:
@@ -113,8 +113,8 @@ def expected(line: KernelLine, src: str, mutants: Sequence[str] = ()) -> dict:
 				raise HarnessError(f'{os.path.relpath(p, TOP)} does not apply with '
 						   f'--fuzz=0 to {src}')
 		stale = [m for m in mutants
-			 if run(['patch', '-d', os.path.join(tmp, 'b'), '-p1', '-s', '--batch',
-				 '--fuzz=0', '--dry-run', '-i', m], capture='all', check=False).returncode]
+			 if run(overlay_argv(os.path.join(tmp, 'b'), m) + ['--dry-run'],
+				capture='all', check=False).returncode]
 		if stale:
 			raise HarnessError('mutants that no longer apply with --fuzz=0 on top of the '
 					   'series, as the boot test applies them: '

@@ -51,6 +51,12 @@ def patch_files(patches: Iterable[str]) -> List[str]:
 	return sorted(files)
 
 
+def overlay_argv(tree: str, patch: str) -> List[str]:
+	"""patch applying PATCH, a test-only change (a mutant), to TREE at the
+	series: exactly, as the boot test applies it."""
+	return ['patch', '-d', tree, '-p1', '-s', '--batch', '--fuzz=0', '-i', patch]
+
+
 def series_digest(patches: Iterable[str]) -> str:
 	"""What the series changes, commit messages aside."""
 	parts = []
@@ -353,7 +359,7 @@ class Tree:
 		self._move(len(self.patches))
 
 	def _add_overlay(self, patch: str) -> None:
-		base = ['patch', '-d', self.path, '-p1', '-s', '--batch', '--fuzz=0', '-i', patch]
+		base = overlay_argv(self.path, patch)
 		if run(base + ['--dry-run'], check=False).returncode:
 			raise HarnessError(f'{os.path.basename(patch)} does not apply on top '
 					   f'of the {self.line.name} series')

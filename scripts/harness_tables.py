@@ -30,7 +30,6 @@ FIGURES = [
 ]
 
 
-
 def markdown_table(rows: Sequence[Sequence[str]]) -> List[str]:
 	"""ROWS, the first the header, as a markdown table's lines, each column
 	as wide as its widest cell."""
@@ -41,6 +40,7 @@ def markdown_table(rows: Sequence[Sequence[str]]) -> List[str]:
 		if i == 0:
 			out.append('|' + '|'.join('-' * (w + 2) for w in widths) + '|')
 	return out
+
 
 def _check_cell(name: str) -> Callable[[Judged], Optional[str]]:
 	"""A table cell: a judged boot's result of check NAME."""
